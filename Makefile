@@ -1,0 +1,81 @@
+# kp: kernel profiling tools.  `make`, `make check`, `make install`.
+include config.mk
+
+LIBSRC  := $(sort $(wildcard lib/*.c))
+LIBOBJ  := $(LIBSRC:lib/%.c=build/lib/%.o)
+LIBHDR  := $(wildcard lib/*.h)
+CMDSRC  := $(sort $(wildcard cmd/*.c))
+PROGS   := $(CMDSRC:cmd/%.c=bin/%)
+SCRIPTS := $(wildcard cmd/*.sh)
+UNITSRC := $(sort $(wildcard tests/unit/check_*.c))
+UNITBIN := $(UNITSRC:tests/unit/%.c=build/tests/%)
+MAN1    := $(wildcard man/*.1)
+MAN5    := $(wildcard man/*.5)
+MAN7    := $(wildcard man/*.7)
+
+CFLAGS_ALL = $(KP_CFLAGS) $(OPTFLAGS) $(DEPS_CFLAGS) -Ilib $(CFLAGS)
+LDFLAGS_ALL = $(SAN_LDFLAGS) $(LDFLAGS)
+
+PROFILE := $(if $(wildcard cmd/kp-profile.sh),bin/kp-profile)
+
+all: $(PROGS) $(PROFILE)
+
+# Rebuild everything when the flavour (SANITIZE, STATIC, CFLAGS) changes.
+FLAGS_NOW = $(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) $(DEPS_LIBS)
+build/.flags: FORCE
+	@mkdir -p build
+	@echo '$(FLAGS_NOW)' | cmp -s - $@ || echo '$(FLAGS_NOW)' > $@
+
+build/lib/%.o: lib/%.c $(LIBHDR) build/.flags
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -c -o $@ $<
+
+build/libkp.a: $(LIBOBJ)
+	rm -f $@
+	$(AR) rcs $@ $(LIBOBJ)
+
+build/cmd/%.o: cmd/%.c $(LIBHDR) build/.flags
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -c -o $@ $<
+
+bin/%: build/cmd/%.o build/libkp.a
+	@mkdir -p bin
+	$(CC) $(LDFLAGS_ALL) -o $@ $< build/libkp.a $(DEPS_LIBS) -lm
+
+bin/kp-profile: cmd/kp-profile.sh
+	@mkdir -p bin
+	sed 's/@VERSION@/$(VERSION)/' cmd/kp-profile.sh > $@.tmp && chmod +x $@.tmp && mv $@.tmp $@
+
+build/tests/%: tests/unit/%.c build/libkp.a tests/unit/kp_check.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) $(CHECK_CFLAGS) -Itests/unit -DKP_FIXTURES=\"$(CURDIR)/tests/fixtures\" \
+		$(LDFLAGS_ALL) -o $@ $< build/libkp.a $(DEPS_LIBS) $(CHECK_LIBS) -lm
+
+# The whole test suite: unit tests, command-line cases, documentation checks.
+check: all $(UNITBIN)
+	@sh tests/run-all.sh $(UNITBIN)
+
+bench: all
+	@sh tests/bench/run.sh
+
+fuzz:
+	@sh tests/fuzz/run.sh
+
+install: all
+	mkdir -p $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANPREFIX)/man1 $(DESTDIR)$(MANPREFIX)/man5 \
+		$(DESTDIR)$(MANPREFIX)/man7 $(DESTDIR)$(DATADIR)/rules $(DESTDIR)$(DATADIR)/nvidia/architectures
+	cp -f $(PROGS) $(PROFILE) $(DESTDIR)$(PREFIX)/bin/
+	cp -f $(MAN1) $(DESTDIR)$(MANPREFIX)/man1/
+	test -z "$(MAN5)" || cp -f $(MAN5) $(DESTDIR)$(MANPREFIX)/man5/
+	test -z "$(MAN7)" || cp -f $(MAN7) $(DESTDIR)$(MANPREFIX)/man7/
+	test ! -d references/rules || cp -f references/rules/*.yaml $(DESTDIR)$(DATADIR)/rules/
+	test ! -f references/nvidia/architectures/gpu_specs.yaml || \
+		cp -f references/nvidia/architectures/gpu_specs.yaml $(DESTDIR)$(DATADIR)/nvidia/architectures/
+
+uninstall:
+	cd $(DESTDIR)$(PREFIX)/bin && rm -f $(notdir $(PROGS)) kp-profile
+
+clean:
+	rm -rf build bin
+
+.PHONY: all check bench fuzz install uninstall clean FORCE

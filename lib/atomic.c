@@ -1,0 +1,253 @@
+/* atomic.c: output files appear whole or not at all (temporary + rename). */
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kp.h"
+
+int
+kp_atomic_open(struct kp_atomic *a, const char *path, struct kp_err *err)
+{
+	size_t n = strlen(path) + 32;
+	int fd;
+
+	memset(a, 0, sizeof(*a));
+	if ((a->path = strdup(path)) == NULL || (a->tmp = malloc(n)) == NULL) {
+		free(a->path);
+		return kp_errf(err, KP_EXIT_ENV, "out of memory");
+	}
+	snprintf(a->tmp, n, "%s.tmp.XXXXXX", path);
+	if ((fd = mkstemp(a->tmp)) < 0) {
+		kp_errf(err, KP_EXIT_ENV, "%s: %s", path, strerror(errno));
+		free(a->path);
+		free(a->tmp);
+		a->path = a->tmp = NULL;
+		return -1;
+	}
+	fchmod(fd, 0644);
+	if ((a->fp = fdopen(fd, "w")) == NULL) {
+		kp_errf(err, KP_EXIT_ENV, "%s: %s", path, strerror(errno));
+		close(fd);
+		kp_atomic_abort(a);
+		return -1;
+	}
+	return 0;
+}
+
+int
+kp_atomic_commit(struct kp_atomic *a, struct kp_err *err)
+{
+	int bad = 0, saved = 0;
+
+	if (a->fp == NULL)
+		return kp_errf(err, KP_EXIT_ENV, "%s: not open", a->path ? a->path : "?");
+	if (fflush(a->fp) != 0 || ferror(a->fp) || fsync(fileno(a->fp)) != 0) {
+		bad = 1;
+		saved = errno;
+	}
+	if (fclose(a->fp) != 0 && !bad) {
+		bad = 1;
+		saved = errno;
+	}
+	a->fp = NULL;
+	if (!bad && rename(a->tmp, a->path) != 0) {
+		bad = 1;
+		saved = errno;
+	}
+	if (bad) {
+		kp_errf(err, KP_EXIT_ENV, "%s: %s", a->path, strerror(saved ? saved : EIO));
+		kp_atomic_abort(a);
+		return -1;
+	}
+	free(a->path);
+	free(a->tmp);
+	a->path = a->tmp = NULL;
+	return 0;
+}
+
+void
+kp_atomic_abort(struct kp_atomic *a)
+{
+	if (a->fp != NULL)
+		fclose(a->fp);
+	if (a->tmp != NULL)
+		unlink(a->tmp);
+	free(a->path);
+	free(a->tmp);
+	memset(a, 0, sizeof(*a));
+}
+
+int
+kp_write_file_atomic(const char *path, const char *data, size_t len, struct kp_err *err)
+{
+	struct kp_atomic a;
+
+	if (kp_atomic_open(&a, path, err) < 0)
+		return -1;
+	if (len > 0 && fwrite(data, 1, len, a.fp) != len) {
+		kp_errf(err, KP_EXIT_ENV, "%s: %s", path, strerror(errno));
+		kp_atomic_abort(&a);
+		return -1;
+	}
+	return kp_atomic_commit(&a, err);
+}
+
+int
+kp_write_json_atomic(const char *path, json_t *j, size_t flags, struct kp_err *err)
+{
+	struct kp_atomic a;
+
+	if (kp_atomic_open(&a, path, err) < 0)
+		return -1;
+	if (json_dumpf(j, a.fp, flags) != 0 || fputc('\n', a.fp) == EOF) {
+		kp_errf(err, KP_EXIT_ENV, "%s: write failed", path);
+		kp_atomic_abort(&a);
+		return -1;
+	}
+	return kp_atomic_commit(&a, err);
+}
+
+int
+kp_mkdirs(const char *path, struct kp_err *err)
+{
+	char *p, *s;
+	struct stat st;
+
+	if ((p = strdup(path)) == NULL)
+		return kp_errf(err, KP_EXIT_ENV, "out of memory");
+	for (s = p + 1;; s++) {
+		if (*s == '/' || *s == '\0') {
+			char c = *s;
+			*s = '\0';
+			if (mkdir(p, 0755) != 0 && errno != EEXIST) {
+				kp_errf(err, KP_EXIT_ENV, "%s: %s", p, strerror(errno));
+				free(p);
+				return -1;
+			}
+			*s = c;
+			if (c == '\0')
+				break;
+		}
+	}
+	if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		kp_errf(err, KP_EXIT_ENV, "%s: not a directory", p);
+		free(p);
+		return -1;
+	}
+	free(p);
+	return 0;
+}
+
+char *
+kp_path_join(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	char *s;
+
+	if ((s = malloc(la + lb + 2)) == NULL)
+		return NULL;
+	memcpy(s, a, la);
+	if (la > 0 && a[la - 1] != '/')
+		s[la++] = '/';
+	memcpy(s + la, b, lb + 1);
+	return s;
+}
+
+int
+kp_is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int
+kp_is_file(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+char *
+kp_read_file(const char *path, size_t *lenp, struct kp_err *err)
+{
+	FILE *fp;
+	char *buf = NULL, *nb;
+	size_t len = 0, cap = 0, n;
+
+	if (kp_is_dir(path)) {
+		kp_errf(err, KP_EXIT_DATA, "%s: is a directory", path);
+		return NULL;
+	}
+	if ((fp = fopen(path, "rb")) == NULL) {
+		kp_errf(err, errno == ENOENT ? KP_EXIT_DATA : KP_EXIT_ENV, "%s: %s", path,
+		    strerror(errno));
+		return NULL;
+	}
+	for (;;) {
+		if (cap - len < 65536) {
+			cap = cap ? cap * 2 : 65536;
+			if ((nb = realloc(buf, cap + 1)) == NULL) {
+				free(buf);
+				fclose(fp);
+				kp_errf(err, KP_EXIT_ENV, "%s: out of memory", path);
+				return NULL;
+			}
+			buf = nb;
+		}
+		n = fread(buf + len, 1, cap - len, fp);
+		len += n;
+		if (n == 0)
+			break;
+	}
+	if (ferror(fp)) {
+		kp_errf(err, KP_EXIT_DATA, "%s: read error: %s", path, strerror(errno));
+		free(buf);
+		fclose(fp);
+		return NULL;
+	}
+	fclose(fp);
+	buf[len] = '\0';
+	if (lenp)
+		*lenp = len;
+	return buf;
+}
+
+char *
+kp_datafile(const char *rel, struct kp_err *err)
+{
+	char exe[PATH_MAX], *slash, *p;
+	ssize_t n;
+	const char *tries[] = { "../share/kp/", "../references/", "../../references/" };
+	size_t i;
+
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		if ((slash = strrchr(exe, '/')) != NULL)
+			slash[1] = '\0';
+		for (i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
+			size_t sz = strlen(exe) + strlen(tries[i]) + strlen(rel) + 1;
+			if ((p = malloc(sz)) == NULL)
+				break;
+			snprintf(p, sz, "%s%s%s", exe, tries[i], rel);
+			if (kp_is_file(p))
+				return p;
+			free(p);
+		}
+	}
+	p = kp_path_join(KP_DATADIR, rel);
+	if (p != NULL && kp_is_file(p))
+		return p;
+	free(p);
+	kp_errf(err, KP_EXIT_ENV, "%s: data file not found next to the program or in %s",
+	    rel, KP_DATADIR);
+	return NULL;
+}

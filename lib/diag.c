@@ -1,0 +1,130 @@
+/* diag.c: error values for the library, messages and exits for programs. */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kp.h"
+
+static const char *progname = "kp";
+
+int
+kp_errf(struct kp_err *err, int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err == NULL)
+		return -1;
+	err->status = status;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int
+kp_errno(struct kp_err *err, int status, const char *what)
+{
+	return kp_errf(err, status, "%s: %s", what, strerror(errno));
+}
+
+void
+kp_setprogname(const char *argv0)
+{
+	const char *p;
+
+	if (argv0 == NULL || *argv0 == '\0')
+		return;
+	p = strrchr(argv0, '/');
+	progname = p ? p + 1 : argv0;
+}
+
+const char *
+kp_progname(void)
+{
+	return progname;
+}
+
+void
+kp_vwarn(const char *fmt, va_list ap)
+{
+	size_t n = strlen(fmt);
+	int saved = errno;
+
+	fflush(stdout);
+	fprintf(stderr, "%s: ", progname);
+	vfprintf(stderr, fmt, ap);
+	if (n > 0 && fmt[n - 1] == ':')
+		fprintf(stderr, " %s", strerror(saved));
+	fputc('\n', stderr);
+}
+
+void
+kp_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	kp_vwarn(fmt, ap);
+	va_end(ap);
+}
+
+void
+kp_die(int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	kp_vwarn(fmt, ap);
+	va_end(ap);
+	exit(status);
+}
+
+void
+kp_die_err(const struct kp_err *err)
+{
+	fflush(stdout);
+	fprintf(stderr, "%s: %s\n", progname, err->msg);
+	exit(err->status ? err->status : KP_EXIT_DATA);
+}
+
+int
+kp_close_stdout(void)
+{
+	int bad = 0;
+
+	if (fflush(stdout) != 0 || ferror(stdout))
+		bad = 1;
+	if (fclose(stdout) != 0)
+		bad = 1;
+	if (bad) {
+		kp_warn("write error on standard output:");
+		return -1;
+	}
+	return 0;
+}
+
+void
+kp_print_version(void)
+{
+	printf("%s (kp) %s\n", progname, KP_VERSION);
+}
+
+int
+kp_strtonum(const char *s, long long min, long long max, long long *out,
+    struct kp_err *err)
+{
+	char *end;
+	long long v;
+
+	if (s == NULL || *s == '\0')
+		return kp_errf(err, KP_EXIT_USAGE, "empty number");
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (*end != '\0')
+		return kp_errf(err, KP_EXIT_USAGE, "\"%s\" is not a whole number", s);
+	if (errno == ERANGE || v < min || v > max)
+		return kp_errf(err, KP_EXIT_USAGE, "%s is out of range (%lld to %lld)", s, min, max);
+	*out = v;
+	return 0;
+}

@@ -1,0 +1,201 @@
+/* Unit tests for atomic.c, jsonl.c, yaml.c and diag.c. */
+#include <sys/stat.h>
+
+#include <string.h>
+#include <unistd.h>
+
+#include <libfyaml.h>
+
+#include "kp_check.h"
+
+static char tmpdir[64];
+
+static void
+setup(void)
+{
+	strcpy(tmpdir, "/tmp/kp-unit-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+}
+
+static void
+teardown(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+START_TEST(test_atomic_commit_and_abort)
+{
+	struct kp_err err;
+	struct kp_atomic a;
+	char *p = kp_path_join(tmpdir, "out.txt");
+	char *got;
+
+	ck_assert_int_eq(kp_write_file_atomic(p, "old\n", 4, &err), 0);
+	ck_assert_int_eq(kp_atomic_open(&a, p, &err), 0);
+	fputs("half-written", a.fp);
+	kp_atomic_abort(&a);
+	got = kp_read_file(p, NULL, &err);
+	ck_assert_str_eq(got, "old\n");	/* a failed run keeps the good file */
+	free(got);
+	ck_assert_int_eq(kp_atomic_open(&a, p, &err), 0);
+	fputs("new\n", a.fp);
+	ck_assert_int_eq(kp_atomic_commit(&a, &err), 0);
+	got = kp_read_file(p, NULL, &err);
+	ck_assert_str_eq(got, "new\n");
+	free(got);
+	free(p);
+}
+END_TEST
+
+START_TEST(test_atomic_unwritable_folder)
+{
+	struct kp_err err;
+
+	ck_assert_int_eq(kp_write_file_atomic("/nonexistent/dir/x", "a", 1, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "/nonexistent/dir/x"));
+}
+END_TEST
+
+START_TEST(test_mkdirs_nested)
+{
+	struct kp_err err;
+	char *p = kp_path_join(tmpdir, "a/b/c");
+
+	ck_assert_int_eq(kp_mkdirs(p, &err), 0);
+	ck_assert(kp_is_dir(p));
+	ck_assert_int_eq(kp_mkdirs(p, &err), 0);
+	free(p);
+}
+END_TEST
+
+START_TEST(test_jsonl_read_records_and_errors)
+{
+	struct kp_err err;
+	const char *s = "{\"profile_dir\":\"p/1\",\"x\":1}\n\n{\"y\":2}\n[1]\n{bad\n";
+	FILE *fp = fmemopen((void *)s, strlen(s), "r");
+	struct kp_jsonl *r = kp_jsonl_open(fp, "in.jsonl");
+	json_t *j;
+
+	ck_assert_int_eq(kp_jsonl_next(r, &j, &err), 1);
+	ck_assert_str_eq(kp_record_profile_dir(j), "p/1");
+	json_decref(j);
+	ck_assert_int_eq(kp_jsonl_next(r, &j, &err), 1);
+	ck_assert_ptr_null(kp_record_profile_dir(j));
+	json_decref(j);
+	ck_assert_int_eq(kp_jsonl_next(r, &j, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "in.jsonl:4: a record must be a JSON object"));
+	ck_assert_int_eq(kp_jsonl_next(r, &j, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "in.jsonl:5:"));
+	kp_jsonl_close(r);
+	fclose(fp);
+}
+END_TEST
+
+START_TEST(test_jsonl_write_compact_sorted)
+{
+	struct kp_err err;
+	char buf[256] = { 0 };
+	FILE *fp = fmemopen(buf, sizeof(buf), "w");
+	json_t *o = json_pack("{s:i, s:s, s:f}", "b", 2, "a", "x", "c", 1.5);
+
+	ck_assert_int_eq(kp_jsonl_write(fp, o, &err), 0);
+	fclose(fp);
+	ck_assert_str_eq(buf, "{\"a\":\"x\",\"b\":2,\"c\":1.5}\n");
+	json_decref(o);
+}
+END_TEST
+
+START_TEST(test_yaml_error_names_file_and_line)
+{
+	struct kp_err err;
+	const char *bad = "a: 1\nb: [1, 2\nc: 3\n";
+
+	ck_assert_ptr_null(kp_yaml_load_string(bad, strlen(bad), "t.yaml", &err));
+	ck_assert_int_eq(err.status, KP_EXIT_DATA);
+	ck_assert_msg(strncmp(err.msg, "t.yaml:", 7) == 0, "got %s", err.msg);
+	ck_assert_msg(strchr(err.msg + 7, ':') != NULL, "no line:col in %s", err.msg);
+}
+END_TEST
+
+START_TEST(test_yaml_lookup_and_lines)
+{
+	struct kp_err err;
+	const char *s = "kernel:\n  name: hgemm\n  count: 3\nlist:\n  - a\n";
+	struct fy_document *d = kp_yaml_load_string(s, strlen(s), "t.yaml", &err);
+	char *name;
+
+	ck_assert_ptr_nonnull(d);
+	name = kp_yaml_str(d, "/kernel/name");
+	ck_assert_str_eq(name, "hgemm");
+	free(name);
+	ck_assert_ptr_null(kp_yaml_str(d, "/kernel/missing"));
+	ck_assert_int_eq(kp_yaml_line(kp_yaml_node(d, "/kernel/count")), 3);
+	ck_assert_int_eq(kp_yaml_line(kp_yaml_node(d, "/list")), 5);
+	fy_document_destroy(d);
+}
+END_TEST
+
+START_TEST(test_yaml_round_trip_hostile_strings)
+{
+	struct kp_err err;
+	json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:b, s:f, s:[s,s]}",
+	    "quote", "say \"hi\"", "colon", "a: b", "backslash", "C:\\dir\\x",
+	    "unicode", "h\xc3\xa9llo \xe2\x9c\x93", "looks_like_bool", "true",
+	    "n", 42, "flag", 1, "r", 2.5, "argv", "--m", "4096 # not a comment");
+	struct fy_document *d = kp_json_to_yaml(j, &err);
+	char *p = kp_path_join(tmpdir, "t.yaml");
+	struct fy_document *back;
+	json_t *j2;
+
+	ck_assert_ptr_nonnull(d);
+	ck_assert_int_eq(kp_yaml_write_atomic(d, p, &err), 0);
+	back = kp_yaml_load(p, &err);
+	ck_assert_ptr_nonnull(back);
+	j2 = kp_yaml_to_json(fy_document_root(back));
+	ck_assert_msg(json_equal(j, j2), "round trip changed the data");
+	json_decref(j);
+	json_decref(j2);
+	fy_document_destroy(d);
+	fy_document_destroy(back);
+	free(p);
+}
+END_TEST
+
+START_TEST(test_strtonum_bounds)
+{
+	struct kp_err err;
+	long long v;
+
+	ck_assert_int_eq(kp_strtonum("20", 1, 100, &v, &err), 0);
+	ck_assert_int_eq(v, 20);
+	ck_assert_int_eq(kp_strtonum("0", 1, 100, &v, &err), -1);
+	ck_assert_int_eq(kp_strtonum("12abc", 1, 100, &v, &err), -1);
+	ck_assert_int_eq(err.status, KP_EXIT_USAGE);
+	ck_assert_int_eq(kp_strtonum("", 1, 100, &v, &err), -1);
+}
+END_TEST
+
+static Suite *
+io_suite(void)
+{
+	Suite *s = suite_create("io");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_atomic_commit_and_abort);
+	tcase_add_test(tc, test_atomic_unwritable_folder);
+	tcase_add_test(tc, test_mkdirs_nested);
+	tcase_add_test(tc, test_jsonl_read_records_and_errors);
+	tcase_add_test(tc, test_jsonl_write_compact_sorted);
+	tcase_add_test(tc, test_yaml_error_names_file_and_line);
+	tcase_add_test(tc, test_yaml_lookup_and_lines);
+	tcase_add_test(tc, test_yaml_round_trip_hostile_strings);
+	tcase_add_test(tc, test_strtonum_bounds);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+KP_CHECK_MAIN(io_suite)

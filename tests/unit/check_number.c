@@ -1,0 +1,131 @@
+/* Unit tests for number.c and units.c: what ncu prints, in base units. */
+#include <math.h>
+#include <string.h>
+
+#include "kp_check.h"
+
+static double
+num(const char *s, enum kp_num want)
+{
+	double v = -12345;
+
+	ck_assert_int_eq(kp_parse_number(s, strlen(s), &v), want);
+	return v;
+}
+
+START_TEST(test_number_thousands_separators)
+{
+	ck_assert_double_eq(num("1,918,432", KP_NUM_OK), 1918432);
+	ck_assert_double_eq_tol(num("3,199,456,836.29", KP_NUM_OK), 3199456836.29, 1e-3);
+	ck_assert_double_eq_tol(num("89.46", KP_NUM_OK), 89.46, 1e-12);
+	ck_assert_double_eq(num("-7", KP_NUM_OK), -7);
+	ck_assert_double_eq_tol(num("1.5e3", KP_NUM_OK), 1500, 1e-9);
+}
+END_TEST
+
+START_TEST(test_number_missing_and_bad)
+{
+	num("", KP_NUM_MISSING);
+	num("-", KP_NUM_MISSING);
+	num("n/a", KP_NUM_MISSING);
+	num("N/A", KP_NUM_MISSING);
+	num("PolicySpread", KP_NUM_BAD);
+	num("(16, 16, 1)", KP_NUM_BAD);
+	num("1.2.3", KP_NUM_BAD);
+	ck_assert(isnan(num("nan", KP_NUM_OK)));
+	ck_assert(isinf(num("inf", KP_NUM_OK)));
+}
+END_TEST
+
+START_TEST(test_number_dim3_and_median)
+{
+	long v[3];
+	double a[] = { 3, 1, 2 }, b[] = { 4, 1, 3, 2 };
+
+	ck_assert_int_eq(kp_parse_dim3("(16, 16, 1)", v), 0);
+	ck_assert_int_eq(v[0] * v[1] * v[2], 256);
+	ck_assert_int_eq(kp_parse_dim3("(128, 128, 1)", v), 0);
+	ck_assert_int_eq(v[1], 128);
+	ck_assert_int_eq(kp_parse_dim3("banana", v), -1);
+	ck_assert_double_eq(kp_median(a, 3), 2);
+	ck_assert_double_eq(kp_median(b, 4), 2.5);
+}
+END_TEST
+
+static void
+unit_is(const char *u, double scale, const char *base)
+{
+	struct kp_unit x;
+
+	kp_unit_parse(u, &x);
+	ck_assert_msg(x.known, "unit %s should be known", u);
+	ck_assert_msg(fabs(x.scale - scale) <= 1e-9 * fabs(scale), "%s: scale %g, want %g",
+	    u, x.scale, scale);
+	ck_assert_str_eq(x.base, base);
+}
+
+START_TEST(test_units_time_to_ns)
+{
+	unit_is("ns", 1, "ns");
+	unit_is("us", 1e3, "ns");
+	unit_is("ms", 1e6, "ns");
+	unit_is("s", 1e9, "ns");
+	unit_is("msecond", 1e6, "ns");
+}
+END_TEST
+
+START_TEST(test_units_bytes_rates_and_frequency)
+{
+	unit_is("byte", 1, "byte");
+	unit_is("Kbyte", 1e3, "byte");
+	unit_is("Mbyte", 1e6, "byte");
+	unit_is("Gbyte", 1e9, "byte");
+	unit_is("Tbyte", 1e12, "byte");
+	unit_is("byte/s", 1, "byte/s");
+	unit_is("Gbyte/s", 1e9, "byte/s");
+	unit_is("Tbyte/s", 1e12, "byte/s");
+	unit_is("hz", 1, "hz");
+	unit_is("Mhz", 1e6, "hz");
+	unit_is("Ghz", 1e9, "hz");
+	unit_is("sector/us", 1e6, "sector/s");
+	unit_is("sector/ns", 1e9, "sector/s");
+	unit_is("sector/ms", 1e3, "sector/s");
+	unit_is("Kbyte/block", 1e3, "byte/block");
+	unit_is("%/Kbyte", 1e-3, "%/byte");
+	unit_is("%", 1, "%");
+	unit_is("inst/cycle", 1, "inst/cycle");
+	unit_is("register/thread", 1, "register/thread");
+	unit_is("", 1, "");
+}
+END_TEST
+
+START_TEST(test_units_unknown_kept)
+{
+	struct kp_unit x;
+
+	kp_unit_parse("furlong/fortnight", &x);
+	ck_assert_int_eq(x.known, 0);
+	ck_assert_double_eq(x.scale, 1);
+	ck_assert_str_eq(x.base, "furlong/fortnight");
+	kp_unit_parse("Zbyte", &x);
+	ck_assert_int_eq(x.known, 0);
+}
+END_TEST
+
+static Suite *
+number_suite(void)
+{
+	Suite *s = suite_create("number");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_number_thousands_separators);
+	tcase_add_test(tc, test_number_missing_and_bad);
+	tcase_add_test(tc, test_number_dim3_and_median);
+	tcase_add_test(tc, test_units_time_to_ns);
+	tcase_add_test(tc, test_units_bytes_rates_and_frequency);
+	tcase_add_test(tc, test_units_unknown_kept);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+KP_CHECK_MAIN(number_suite)
