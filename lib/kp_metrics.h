@@ -1,5 +1,34 @@
-/* kp_metrics.h: see kp.h.  Declarations of the metrics module. */
+/* kp_metrics.h: see kp.h.  kp-extract's engine: ncu raw/details CSV -> summary.
+ * Owner: the metrics module (lib/metrics*.c). */
 #ifndef KP_METRICS_H
 #define KP_METRICS_H
+
+/*
+ * Read ncu CSV files (raw or details page, one file per stage; auto-detected)
+ * in one streaming pass each and return the metrics summary object
+ * (schema "kp-metrics-summary/1", documented in kp-extract(1)).  Launches of
+ * different files are kept apart (a launch is identified by file + ID).
+ * When launches_out is not NULL it receives a new JSON array with one object
+ * per launch (the metrics_extracted.jsonl records, without profile_dir);
+ * all_metrics adds every metric of the launch to those records.
+ */
+json_t *kp_extract_files(const char *const *paths, size_t npaths, int all_metrics,
+    json_t **launches_out, struct kp_err *err);
+
+/*
+ * The same, then write OUTDIR/metrics_summary.json and
+ * OUTDIR/metrics_extracted.jsonl atomically (no file is written on error).
+ * profile_dir (may be NULL) is added to every JSONL record.
+ * Returns the summary (new reference) or NULL.
+ */
+json_t *kp_extract_to_dir(const char *const *paths, size_t npaths, const char *outdir,
+    const char *profile_dir, int all_metrics, struct kp_err *err);
+
+/* The primary kernel object of a summary (borrowed), or NULL. */
+json_t *kp_summary_primary(json_t *summary);
+
+/* A summary value of a kernel object by key ("duration_ns", "stalls.long_scoreboard",
+ * or a full ncu metric name looked up in the kernel's "metrics"); 0 ok, -1 absent. */
+int kp_summary_value(json_t *kernel, const char *key, double *out);
 
 #endif

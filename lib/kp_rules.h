@@ -1,5 +1,30 @@
-/* kp_rules.h: see kp.h.  Declarations of the rules module. */
+/* kp_rules.h: see kp.h.  Bottleneck rules (references/rules/bottleneck_rules.yaml):
+ * load, evaluate, and the follow-up thresholds shared with kp-collect.
+ * Owner: the rules module (lib/rules*.c). */
 #ifndef KP_RULES_H
 #define KP_RULES_H
+
+struct kp_rules;
+
+/* Load and validate a rules file; errors name the rule and the line (KP_EXIT_DATA). */
+struct kp_rules *kp_rules_load(const char *path, struct kp_err *err);
+/* The installed default rules (kp_datafile("rules/bottleneck_rules.yaml")). */
+struct kp_rules *kp_rules_load_default(struct kp_err *err);
+void kp_rules_free(struct kp_rules *r);
+
+/*
+ * Evaluate the rules on one kernel object of a metrics summary, with optional
+ * hotspot rows (a JSON array of source_hotspots rows, may be NULL).  Returns
+ * the decision object (the content of bottleneck_decision.json, see kp-decide(1)).
+ */
+json_t *kp_rules_decide(struct kp_rules *r, json_t *kernel, json_t *hotspots,
+    struct kp_err *err);
+
+/*
+ * kp-collect's follow-up stage after basic, from the same thresholds:
+ * "memory", "compute", "occupancy" or "speed-of-light".  why receives the
+ * numbers behind the choice ("memory_throughput_pct 89.5 >= 60 ...").
+ */
+const char *kp_rules_followup(struct kp_rules *r, json_t *kernel, char *why, size_t whylen);
 
 #endif
