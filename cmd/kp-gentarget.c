@@ -226,6 +226,15 @@ parse(struct opts *o, int argc, char **argv)
 	}
 }
 
+static void
+free_opts(struct opts *o)
+{
+	json_decref(o->env);
+	json_decref(o->reqs);
+	json_decref(o->extra);
+	json_decref(o->args);
+}
+
 static int
 suggest(const char *repo)
 {
@@ -653,7 +662,9 @@ main(int argc, char **argv)
 
 		if (o.suggest || o.target_cmd || o.executable || o.kernel || o.output || o.id)
 			kp_die(KP_EXIT_USAGE, "--check FILE takes no other option");
-		if ((ct = kp_target_load(o.check, &err)) == NULL)
+		ct = kp_target_load(o.check, &err);
+		free_opts(&o);
+		if (ct == NULL)
 			kp_die_err(&err);
 		json_decref(ct);
 		return kp_close_stdout() == 0 ? KP_EXIT_OK : KP_EXIT_DATA;
@@ -661,6 +672,7 @@ main(int argc, char **argv)
 	if (o.suggest) {
 		if (o.target_cmd || o.executable || o.kernel || o.output || o.id)
 			kp_die(KP_EXIT_USAGE, "--suggest-target writes no target: it takes only --repo");
+		free_opts(&o);
 		return suggest(o.repo ? o.repo : ".");
 	}
 	if (o.repo)
@@ -721,10 +733,7 @@ main(int argc, char **argv)
 	json_decref(req);
 	json_decref(cmd);
 	json_decref(env);
-	json_decref(o.env);
-	json_decref(o.reqs);
-	json_decref(o.extra);
-	json_decref(o.args);
+	free_opts(&o);
 	free(id);
 	free(dir);
 	free(target);
