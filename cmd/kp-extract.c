@@ -93,6 +93,26 @@ stdin_is_record(void)
 	return ch == '{';
 }
 
+/* Once per unit: values in a unit kp does not know are kept unscaled. */
+static void
+warn_units(json_t *summary)
+{
+	json_t *ks = json_object_get(summary, "kernels"), *k, *u, *seen = json_object();
+	size_t i, j;
+
+	json_array_foreach(ks, i, k) {
+		json_array_foreach(json_object_get(k, "unknown_units"), j, u) {
+			const char *s = json_string_value(u);
+
+			if (s == NULL || json_object_get(seen, s) != NULL)
+				continue;
+			json_object_set_new(seen, s, json_true());
+			kp_warn("unknown unit \"%s\": values kept unscaled", s);
+		}
+	}
+	json_decref(seen);
+}
+
 static void
 print_kernels(json_t *summary, const char *profile_dir)
 {
@@ -196,6 +216,7 @@ main(int argc, char *argv[])
 
 	if ((s = kp_extract_to_dir(paths, npaths, outdir, profile_dir, all, &err)) == NULL)
 		kp_die_err(&err);
+	warn_units(s);
 	print_kernels(s, profile_dir);
 	json_decref(s);
 	if (profile_dir != NULL) {

@@ -214,8 +214,6 @@ struct ex {
 	size_t ncols;
 	struct launch l;
 	size_t file_launches;
-	char **warned;
-	size_t nwarned;
 };
 
 static uint64_t
@@ -673,25 +671,6 @@ launch_all_metric(struct ex *x, const char *name, double v, const char *unit)
 /* ---- cells ---- */
 
 static int
-warn_unit(struct ex *x, const char *unit)
-{
-	size_t i;
-	char **nw;
-
-	for (i = 0; i < x->nwarned; i++)
-		if (strcmp(x->warned[i], unit) == 0)
-			return 0;
-	if ((nw = realloc(x->warned, (x->nwarned + 1) * sizeof(*nw))) == NULL)
-		return -1;
-	x->warned = nw;
-	if ((x->warned[x->nwarned] = strdup(unit)) == NULL)
-		return -1;
-	x->nwarned++;
-	kp_warn("%s: unknown unit \"%s\": values kept unscaled", x->path, unit);
-	return 0;
-}
-
-static int
 field_is(const struct kp_csv *c, size_t i, const char *s)
 {
 	const struct kp_field *f = kp_csv_field(c, i);
@@ -866,8 +845,6 @@ raw_units(struct ex *x, struct kp_csv *c, char **hdr, size_t nh, size_t first,
 		cl->known = u.known;
 		if ((cl->unit = strdup(u.known ? u.base : f->s)) == NULL)
 			return nomem(err);
-		if (!u.known && warn_unit(x, f->s) < 0)
-			return nomem(err);
 		if ((cl->key = raw_source(x, hdr[i], &cl->rank, &cl->sum)) == -1)
 			return nomem(err);
 	}
@@ -1019,8 +996,6 @@ details_row(struct ex *x, struct kp_csv *c, struct details *d, struct kp_err *er
 	if (strcmp(unit->s, d->lastunit) != 0 || d->lastunit[0] == '\0') {
 		kp_unit_parse(unit->s, &d->u);
 		snprintf(d->lastunit, sizeof(d->lastunit), "%s", unit->s);
-		if (!d->u.known && warn_unit(x, unit->s) < 0)
-			return nomem(err);
 	}
 	v *= d->u.scale;
 	snprintf(d->key, sizeof(d->key), "%s/%s", sec->s, name->s);
@@ -1308,9 +1283,6 @@ ex_free(struct ex *x)
 		kernel_free(x->k[i]);
 	for (i = 0; i < x->nkeys; i++)
 		free(x->keyname[i]);
-	for (i = 0; i < x->nwarned; i++)
-		free(x->warned[i]);
-	free(x->warned);
 	free(x->keyname);
 	free(x->k);
 	free(x->kslot);
