@@ -1299,7 +1299,8 @@ kernel_json(struct ex *x, struct kernel *k)
 		    jset(units, m->name, json_string(m->unit)) < 0)
 			goto fail;
 	}
-	qsort(k->unknown, k->nunknown, sizeof(*k->unknown), cmpstr);
+	if (k->nunknown > 1)
+		qsort(k->unknown, k->nunknown, sizeof(*k->unknown), cmpstr);
 	for (i = 0; i < k->nunknown; i++)
 		if (json_array_append_new(unk, json_string(k->unknown[i])) < 0)
 			goto fail;
