@@ -347,9 +347,13 @@ push_extra(json_t *a, json_t *t)
 static int
 wants_ptx(json_t *t)
 {
-	const char *exp = tstr(t, "runtime_options", "source_mapping_expectation");
+	json_t *views = tget(t, "analysis", "source_views"), *v;
+	size_t i;
 
-	return tbool(t, "analysis", "collect_ptx") || (exp != NULL && strstr(exp, "ptx") != NULL);
+	json_array_foreach(views, i, v)
+		if (json_is_string(v) && strcmp(json_string_value(v), "ptx") == 0)
+			return 1;
+	return tbool(t, "analysis", "collect_ptx");
 }
 
 static json_t *

@@ -263,7 +263,7 @@ kp_discover_file(const char *path, const char *hint, struct kp_err *err)
 		line++;
 		if (line == 1) {
 			head_cols(c, &cl);
-			if (cl.name < 0) {
+			if (cl.name < 0 || strcmp(kp_csv_field(c, 0)->s, "ID") != 0) {
 				kp_errf(err, KP_EXIT_DATA, "%s:%lu: no \"Kernel Name\" column: "
 				    "not an ncu raw page", path, kp_csv_line(c));
 				goto done;
