@@ -785,9 +785,11 @@ read_head(struct kp_csv *c, json_t *cols, json_t *units, json_t *index, json_t *
 		json_array_append_new(hdr, json_string(h));
 	}
 	json_decref(hdr);
+	if (n == 0 || strcmp(kp_csv_field(c, 0)->s, "ID") != 0)
+		*name_col = -1;
 	if (*name_col < 0)
-		return kp_errf(err, KP_EXIT_DATA, "%s:%lu: no \"Kernel Name\" column: "
-		    "not an ncu raw page", kp_csv_name(c), kp_csv_line(c));
+		return kp_errf(err, KP_EXIT_DATA, "%s:%lu: no \"ID\" and \"Kernel Name\" "
+		    "columns: not an ncu raw page", kp_csv_name(c), kp_csv_line(c));
 	/* The units row: its ID field is empty. */
 	if ((rc = kp_csv_next(c, err)) < 0)
 		return -1;
