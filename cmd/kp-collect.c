@@ -15,11 +15,12 @@
 #include "kp.h"
 
 static const char synopsis[] =
-    "usage: kp-collect [--dry-run] [--stages auto|all|LIST] [--ncu-bin PATH] [--timeout S]\n"
-    "                  [--output-dir DIR] [--target-cmd CMD] [--kernel-name NAME]\n"
-    "                  [--kernel-regex RE] [--nvtx-range RANGE] [--launch-skip N]\n"
-    "                  [--launch-count N] [--runtime RUNTIME] [--sudo] [--devices LIST]\n"
-    "                  [--clock-control base|none] [--extra OPTIONS] [TARGET.yaml]\n";
+    "usage: kp-collect [--dry-run] [--stages auto | all | LIST] [--ncu-bin PATH]\n"
+    "                  [--timeout S] [--output-dir DIR] [--target-cmd CMD]\n"
+    "                  [--kernel-name NAME] [--kernel-regex RE] [--nvtx-range RANGE]\n"
+    "                  [--launch-skip N] [--launch-count N] [--runtime RUNTIME]\n"
+    "                  [--sudo] [--devices LIST] [--clock-control base | none]\n"
+    "                  [--extra OPTIONS] [TARGET.yaml]\n";
 
 static void
 usage(FILE *fp, int status)
