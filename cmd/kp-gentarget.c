@@ -24,7 +24,7 @@ enum {
 	O_TARGET_CMD = 256, O_EXECUTABLE, O_ARGS, O_RUNTIME, O_PY_SCRIPT, O_PY_MODULE,
 	O_WORKDIR, O_ENV, O_KERNEL, O_DISCOVER, O_FILTER_MODE, O_FILTER, O_NVTX,
 	O_REQ, O_SKIP, O_COUNT, O_PRIV, O_NCU, O_CLOCK, O_EXTRA, O_ID, O_ROOT,
-	O_OUTPUT, O_SUGGEST, O_REPO, O_VERSION
+	O_OUTPUT, O_SUGGEST, O_REPO, O_CHECK, O_VERSION
 };
 
 static const struct option longopts[] = {
@@ -53,6 +53,7 @@ static const struct option longopts[] = {
 	{ "output", required_argument, NULL, O_OUTPUT },
 	{ "suggest-target", no_argument, NULL, O_SUGGEST },
 	{ "repo", required_argument, NULL, O_REPO },
+	{ "check", required_argument, NULL, O_CHECK },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, O_VERSION },
 	{ NULL, 0, NULL, 0 }
@@ -69,6 +70,7 @@ static const char synopsis[] =
     "                    [--profile-id ID] [--output-root DIR] [--output FILE]\n"
     "                    [--args ARG ...]\n"
     "       kp-gentarget --suggest-target [--repo DIR]\n"
+    "       kp-gentarget --check FILE\n"
     "       kp-gentarget -h | --help | --version\n";
 
 static _Noreturn void
@@ -81,7 +83,7 @@ usage(void)
 struct opts {
 	const char *target_cmd, *executable, *runtime, *py_script, *py_module, *workdir;
 	const char *kernel, *filter_mode, *filter, *nvtx, *priv, *ncu, *clock, *id;
-	const char *root, *output, *repo;
+	const char *root, *output, *repo, *check;
 	json_t *env, *reqs, *extra, *args;
 	long long skip, count;
 	int discover, suggest;
@@ -206,6 +208,7 @@ parse(struct opts *o, int argc, char **argv)
 		case O_OUTPUT: o->output = optarg; break;
 		case O_SUGGEST: o->suggest = 1; break;
 		case O_REPO: o->repo = optarg; break;
+		case O_CHECK: o->check = optarg; break;
 		case 'h':
 			fputs(synopsis, stdout);
 			exit(kp_close_stdout() == 0 ? KP_EXIT_OK : KP_EXIT_DATA);
@@ -221,6 +224,15 @@ parse(struct opts *o, int argc, char **argv)
 		    argv[optind]);
 		usage();
 	}
+}
+
+static void
+free_opts(struct opts *o)
+{
+	json_decref(o->env);
+	json_decref(o->reqs);
+	json_decref(o->extra);
+	json_decref(o->args);
 }
 
 static int
@@ -645,9 +657,22 @@ main(int argc, char **argv)
 
 	kp_setprogname(argv[0]);
 	parse(&o, argc, argv);
+	if (o.check) {
+		json_t *ct;
+
+		if (o.suggest || o.target_cmd || o.executable || o.kernel || o.output || o.id)
+			kp_die(KP_EXIT_USAGE, "--check FILE takes no other option");
+		ct = kp_target_load(o.check, &err);
+		free_opts(&o);
+		if (ct == NULL)
+			kp_die_err(&err);
+		json_decref(ct);
+		return kp_close_stdout() == 0 ? KP_EXIT_OK : KP_EXIT_DATA;
+	}
 	if (o.suggest) {
 		if (o.target_cmd || o.executable || o.kernel || o.output || o.id)
 			kp_die(KP_EXIT_USAGE, "--suggest-target writes no target: it takes only --repo");
+		free_opts(&o);
 		return suggest(o.repo ? o.repo : ".");
 	}
 	if (o.repo)
@@ -708,10 +733,7 @@ main(int argc, char **argv)
 	json_decref(req);
 	json_decref(cmd);
 	json_decref(env);
-	json_decref(o.env);
-	json_decref(o.reqs);
-	json_decref(o.extra);
-	json_decref(o.args);
+	free_opts(&o);
 	free(id);
 	free(dir);
 	free(target);

@@ -139,7 +139,7 @@ static void
 find_baseline(json_t *f, const char *orig, const char *low)
 {
 	static const char *const marks[] = { "baseline", "against", "versus", "vs", NULL };
-	static const char stop[] = "the|a|an|previous|last|old|with|to|is|at|of|baseline|run|profile";
+	static const char stop[] = "|the|a|an|previous|last|old|with|to|is|at|of|baseline|run|profile|";
 	size_t i;
 
 	for (i = 0; marks[i]; i++) {
@@ -150,6 +150,7 @@ find_baseline(json_t *f, const char *orig, const char *low)
 			const char *w;
 			size_t wl, off;
 			char word[512];
+			char bar[516];
 
 			if ((hit != low && isalnum((unsigned char)hit[-1])) ||
 			    isalnum((unsigned char)hit[kl])) {
@@ -166,7 +167,8 @@ find_baseline(json_t *f, const char *orig, const char *low)
 			off = (size_t)(w - low);
 			memcpy(word, w, wl);
 			word[wl] = '\0';
-			if (any_word(word, stop, 1) && strchr(word, '/') == NULL) {
+			snprintf(bar, sizeof(bar), "|%s|", word);
+			if (strstr(stop, bar) != NULL) {
 				hit = w;
 				continue;
 			}

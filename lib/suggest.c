@@ -4,7 +4,8 @@
  * candidate commands with the evidence for each.  Nothing is run or written.
  *
  * Scores (added up when several places point at one command):
- *   README code line running ./x, x/y or python x.py   50 (+10 when it says bench)
+ *   README code line running ./x, x/y or python x.py   50 (+10 when it says bench,
+ *                                                      +20 when ./x is there, executable)
  *   executable file under build/, bin/, examples/(*)/  40 (+15 bench*; a .py file not
  *                                                      marked executable: 25)
  *   top-level bench* file                              45
@@ -214,6 +215,21 @@ scan_readme(json_t *cands, const char *top, const char *name)
 			score += 10;
 		snprintf(ev, sizeof(ev), "%s:%lu: code block runs it", name, lno);
 		add(cands, s, score, ev);
+		/* The program it runs is there, built: the full command line wins. */
+		{
+			char prog[400], *pp;
+			size_t n = strcspn(s, " \t");
+
+			if (n < sizeof(prog) && strncmp(s, "./", 2) == 0) {
+				memcpy(prog, s + 2, n - 2);
+				prog[n - 2] = '\0';
+				if ((pp = kp_path_join(top, prog)) != NULL && is_exec_file(pp)) {
+					snprintf(ev, sizeof(ev), "%s: executable file", prog);
+					add(cands, s, 20, ev);
+				}
+				free(pp);
+			}
+		}
 	}
 	free(line);
 	if (fp)
