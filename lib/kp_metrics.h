@@ -31,4 +31,13 @@ json_t *kp_summary_primary(json_t *summary);
  * or a full ncu metric name looked up in the kernel's "metrics"); 0 ok, -1 absent. */
 int kp_summary_value(json_t *kernel, const char *key, double *out);
 
+/* What the first CSV record of a file says it is: "raw", "details", "source",
+ * "summary", "session" or "unknown"; NULL with err when the file cannot be read
+ * or holds no CSV record. */
+const char *kp_metrics_page(const char *path, struct kp_err *err);
+
+/* A kernel name without its parameter list (the last top-level parenthesised
+ * group), malloc'd: "f<int>(int, float)" -> "f<int>". */
+char *kp_kernel_function(const char *name);
+
 #endif

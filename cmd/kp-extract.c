@@ -1,0 +1,231 @@
+/*
+ * kp-extract: ncu's raw or details CSV pages -> metrics_summary.json,
+ * metrics_extracted.jsonl and one JSONL record per kernel on stdout.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kp.h"
+
+static void
+usage(FILE *fp, int status)
+{
+	fprintf(fp, "usage: kp-extract [--all-metrics] [-o dir | --output-dir dir] [file ...]\n"
+	    "       kp-extract [--all-metrics] --input file --output-dir dir\n");
+	exit(status);
+}
+
+static int
+cmpstr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* NN_<stage>_raw.csv, but not the discovery run (every kernel, 00_). */
+static int
+stage_file(const char *n)
+{
+	size_t len = strlen(n);
+
+	return len > 11 && isdigit((unsigned char)n[0]) && isdigit((unsigned char)n[1]) &&
+	    n[2] == '_' && strcmp(n + len - 8, "_raw.csv") == 0 && strncmp(n, "00_", 3) != 0;
+}
+
+/* The input files of a profile folder (malloc'd array of malloc'd paths). */
+static char **
+profile_inputs(const char *details, size_t *np)
+{
+	struct kp_err err;
+	char **v = NULL, *p;
+	size_t n = 0;
+	DIR *d;
+	struct dirent *e;
+
+	if ((p = kp_path_join(details, "metrics_raw.csv")) == NULL)
+		kp_die(KP_EXIT_ENV, "out of memory");
+	if (kp_is_file(p)) {
+		if ((v = malloc(sizeof(*v))) == NULL)
+			kp_die(KP_EXIT_ENV, "out of memory");
+		v[0] = p;
+		*np = 1;
+		return v;
+	}
+	free(p);
+	if ((d = opendir(details)) == NULL)
+		kp_die(KP_EXIT_DATA, "%s:", details);
+	while ((e = readdir(d)) != NULL) {
+		const char *page;
+
+		if (!stage_file(e->d_name))
+			continue;
+		if ((p = kp_path_join(details, e->d_name)) == NULL ||
+		    (v = realloc(v, (n + 1) * sizeof(*v))) == NULL)
+			kp_die(KP_EXIT_ENV, "out of memory");
+		/* 07_source_raw.csv is the source page: kp-hotspots reads it */
+		if ((page = kp_metrics_page(p, &err)) != NULL && strcmp(page, "source") == 0) {
+			free(p);
+			continue;
+		}
+		v[n++] = p;
+	}
+	closedir(d);
+	if (n == 0)
+		kp_die(KP_EXIT_DATA, "%s: no metrics_raw.csv and no NN_<stage>_raw.csv", details);
+	qsort(v, n, sizeof(*v), cmpstr);
+	*np = n;
+	return v;
+}
+
+/* Does stdin hold a JSONL record ('{') rather than CSV?  Leaves the byte unread. */
+static int
+stdin_is_record(void)
+{
+	int ch;
+
+	while ((ch = getchar()) != EOF && isspace(ch))
+		;
+	if (ch == EOF)
+		return 0;
+	ungetc(ch, stdin);
+	return ch == '{';
+}
+
+/* Once per unit: values in a unit kp does not know are kept unscaled. */
+static void
+warn_units(json_t *summary)
+{
+	json_t *ks = json_object_get(summary, "kernels"), *k, *u, *seen = json_object();
+	size_t i, j;
+
+	json_array_foreach(ks, i, k) {
+		json_array_foreach(json_object_get(k, "unknown_units"), j, u) {
+			const char *s = json_string_value(u);
+
+			if (s == NULL || json_object_get(seen, s) != NULL)
+				continue;
+			json_object_set_new(seen, s, json_true());
+			kp_warn("unknown unit \"%s\": values kept unscaled", s);
+		}
+	}
+	json_decref(seen);
+}
+
+static void
+print_kernels(json_t *summary, const char *profile_dir)
+{
+	struct kp_err err;
+	json_t *ks = json_object_get(summary, "kernels"), *k;
+	json_int_t primary = json_integer_value(json_object_get(summary, "primary"));
+	size_t i;
+
+	json_array_foreach(ks, i, k) {
+		json_t *rec = json_pack("{s:s, s:O, s:O, s:O, s:O, s:b}", "kind", "kernel",
+		    "name", json_object_get(k, "name"), "function",
+		    json_object_get(k, "function"), "launches", json_object_get(k, "launches"),
+		    "summary", json_object_get(k, "summary"), "primary", (json_int_t)i == primary);
+
+		if (rec == NULL)
+			kp_die(KP_EXIT_ENV, "out of memory");
+		if (profile_dir != NULL &&
+		    json_object_set_new(rec, "profile_dir", json_string(profile_dir)) < 0)
+			kp_die(KP_EXIT_ENV, "out of memory");
+		if (kp_jsonl_write(stdout, rec, &err) < 0)
+			kp_die_err(&err);
+		json_decref(rec);
+	}
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		{ "all-metrics", no_argument, NULL, 'a' },
+		{ "output-dir", required_argument, NULL, 'o' },
+		{ "input", required_argument, NULL, 'i' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct kp_err err;
+	const char *outdir = NULL;
+	char *profile_dir = NULL, *details = NULL, **inputs = NULL;
+	const char *stdin_name[] = { "-" };
+	const char **paths;
+	size_t npaths, ninputs = 0, i;
+	int ch, all = 0;
+	json_t *s;
+
+	kp_setprogname(argv[0]);
+	while ((ch = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'a':
+			all = 1;
+			break;
+		case 'o':
+			outdir = optarg;
+			break;
+		case 'i':
+			if ((inputs = realloc(inputs, (ninputs + 1) * sizeof(*inputs))) == NULL)
+				kp_die(KP_EXIT_ENV, "out of memory");
+			inputs[ninputs++] = optarg;
+			break;
+		case 'h':
+			usage(stdout, KP_EXIT_OK);
+			break;
+		case 'V':
+			kp_print_version();
+			return kp_close_stdout() == 0 ? KP_EXIT_OK : KP_EXIT_ENV;
+		default:
+			usage(stderr, KP_EXIT_USAGE);
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (ninputs > 0 && argc > 0)
+		usage(stderr, KP_EXIT_USAGE);
+	if (ninputs > 0 && outdir == NULL) {
+		kp_warn("--input needs --output-dir");
+		usage(stderr, KP_EXIT_USAGE);
+	}
+
+	if (ninputs > 0) {
+		paths = (const char **)inputs;
+		npaths = ninputs;
+	} else if (argc > 0) {
+		paths = (const char **)argv;
+		npaths = (size_t)argc;
+	} else if (stdin_is_record()) {
+		if ((profile_dir = kp_jsonl_first_profile_dir(stdin, "<stdin>", &err)) == NULL)
+			kp_die_err(&err);
+		if ((details = kp_path_join(profile_dir, "details")) == NULL)
+			kp_die(KP_EXIT_ENV, "out of memory");
+		if (!kp_is_dir(details))
+			kp_die(KP_EXIT_DATA, "%s: not a profile folder (no details/)", profile_dir);
+		paths = (const char **)profile_inputs(details, &npaths);
+		if (outdir == NULL)
+			outdir = details;
+	} else {
+		paths = stdin_name;
+		npaths = 1;
+	}
+	if (outdir == NULL)
+		outdir = ".";
+
+	if ((s = kp_extract_to_dir(paths, npaths, outdir, profile_dir, all, &err)) == NULL)
+		kp_die_err(&err);
+	warn_units(s);
+	print_kernels(s, profile_dir);
+	json_decref(s);
+	if (profile_dir != NULL) {
+		for (i = 0; i < npaths; i++)
+			free((char *)paths[i]);
+		free(paths);
+	}
+	free(profile_dir);
+	free(details);
+	free(inputs);
+	return kp_close_stdout() == 0 ? KP_EXIT_OK : KP_EXIT_ENV;
+}

@@ -1,0 +1,1453 @@
+/*
+ * metrics.c: kp-extract's engine.  ncu's raw or details CSV page in, the
+ * metrics summary (schema kp-metrics-summary/1, see kp-extract(1)) out.
+ *
+ * One streaming pass per file.  Every numeric cell is parsed, scaled to its
+ * base unit and pushed into the accumulator of its (kernel, metric); an
+ * accumulator keeps up to ACC_KEEP values exactly and a fixed-seed reservoir
+ * sample past that, so memory is bounded by kernels x metrics, not by the
+ * number of rows.  Launches are (file, ID): rows of different files are never
+ * merged.  The per-launch records go to a callback as soon as a launch ends.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kp.h"
+
+#define ACC_KEEP 1024
+#define STALL_PRE "smsp__average_warps_issue_stalled_"
+#define STALL_SUF "_per_issue_active.ratio"
+#define CLI_SECTION "Command line profiler metrics"
+
+/* ---- the summary keys and where they come from ---- */
+
+enum {
+	K_DURATION, K_SM, K_MEM, K_DRAM, K_L1, K_L2, K_ACHIEVED, K_THEORETICAL,
+	K_REGS, K_BLOCK, K_GRID, K_WAVES, K_IPC, K_BANK, K_L1HIT, K_L2HIT,
+	K_TENSOR, K_SPILL, NFIXED
+};
+
+static const char *const fixed_keys[NFIXED] = {
+	"duration_ns", "sm_throughput_pct", "memory_throughput_pct",
+	"dram_throughput_pct", "l1tex_throughput_pct", "l2_throughput_pct",
+	"achieved_occupancy_pct", "theoretical_occupancy_pct",
+	"registers_per_thread", "block_size", "grid_size", "waves_per_sm", "ipc",
+	"shared_bank_conflicts", "l1tex_hit_rate_pct", "l2_hit_rate_pct",
+	"tensor_pipe_pct", "local_spill_requests",
+};
+
+/* rank: lower wins within a launch; sum: the sources add up */
+static const struct source {
+	const char *metric;
+	int key, rank, sum;
+} raw_sources[] = {
+	{ "gpu__time_duration.sum", K_DURATION, 0, 0 },
+	{ "sm__throughput.avg.pct_of_peak_sustained_elapsed", K_SM, 0, 0 },
+	{ "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed", K_MEM, 0, 0 },
+	{ "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed", K_DRAM, 0, 0 },
+	{ "dram__throughput.avg.pct_of_peak_sustained_elapsed", K_DRAM, 1, 0 },
+	{ "l1tex__throughput.avg.pct_of_peak_sustained_active", K_L1, 0, 0 },
+	{ "lts__throughput.avg.pct_of_peak_sustained_elapsed", K_L2, 0, 0 },
+	{ "sm__warps_active.avg.pct_of_peak_sustained_active", K_ACHIEVED, 0, 0 },
+	{ "sm__maximum_warps_per_active_cycle_pct", K_THEORETICAL, 0, 0 },
+	{ "launch__registers_per_thread", K_REGS, 0, 0 },
+	{ "launch__block_size", K_BLOCK, 0, 0 },
+	{ "launch__grid_size", K_GRID, 0, 0 },
+	{ "launch__waves_per_multiprocessor", K_WAVES, 0, 0 },
+	{ "sm__inst_executed.avg.per_cycle_active", K_IPC, 0, 0 },
+	{ "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", K_BANK, 0, 1 },
+	{ "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", K_BANK, 0, 1 },
+	{ "l1tex__t_sector_hit_rate.pct", K_L1HIT, 0, 0 },
+	{ "lts__t_sector_hit_rate.pct", K_L2HIT, 0, 0 },
+	{ "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active", K_TENSOR, 0, 0 },
+	{ "l1tex__t_requests_pipe_lsu_mem_local_op_ld.sum", K_SPILL, 0, 1 },
+	{ "l1tex__t_requests_pipe_lsu_mem_local_op_st.sum", K_SPILL, 0, 1 },
+};
+
+/* Details-page display names: the same quantities as raw_sources (checked on
+ * the import_raw/import_details pairs of tests/fixtures/h200). */
+static const struct display {
+	const char *section, *name;
+	int key;
+} display_sources[] = {
+	{ "GPU Speed Of Light Throughput", "Duration", K_DURATION },
+	{ "GPU Speed Of Light Throughput", "Compute (SM) Throughput", K_SM },
+	{ "GPU Speed Of Light Throughput", "Memory Throughput", K_MEM },
+	{ "GPU Speed Of Light Throughput", "DRAM Throughput", K_DRAM },
+	{ "GPU Speed Of Light Throughput", "L1/TEX Cache Throughput", K_L1 },
+	{ "GPU Speed Of Light Throughput", "L2 Cache Throughput", K_L2 },
+	{ "Occupancy", "Achieved Occupancy", K_ACHIEVED },
+	{ "Occupancy", "Theoretical Occupancy", K_THEORETICAL },
+	{ "Launch Statistics", "Registers Per Thread", K_REGS },
+	{ "Launch Statistics", "Block Size", K_BLOCK },
+	{ "Launch Statistics", "Grid Size", K_GRID },
+	{ "Launch Statistics", "Waves Per SM", K_WAVES },
+	{ "Compute Workload Analysis", "Executed Ipc Active", K_IPC },
+	{ "Memory Workload Analysis", "L1/TEX Hit Rate", K_L1HIT },
+	{ "Memory Workload Analysis", "L2 Hit Rate", K_L2HIT },
+};
+#define DISPLAY_RANK 10		/* a raw metric of the same launch wins */
+
+/* ---- accumulators: exact up to ACC_KEEP values, then a reservoir ---- */
+
+struct acc {
+	double *v;
+	uint32_t n, cap;
+	uint64_t seen;
+	double min, max, sum;
+	uint64_t rng;
+};
+
+static int
+acc_add(struct acc *a, double x)
+{
+	if (a->seen == 0) {
+		a->min = a->max = x;
+		a->rng = 0x9e3779b97f4a7c15ULL;
+	} else {
+		if (x < a->min)
+			a->min = x;
+		if (x > a->max)
+			a->max = x;
+	}
+	a->seen++;
+	a->sum += x;
+	if (a->n < ACC_KEEP) {
+		if (a->n == a->cap) {
+			uint32_t cap = a->cap ? a->cap * 2 : 4;
+			double *nv = realloc(a->v, cap * sizeof(*nv));
+
+			if (nv == NULL)
+				return -1;
+			a->v = nv;
+			a->cap = cap;
+		}
+		a->v[a->n++] = x;
+	} else {
+		uint64_t j;
+
+		/* xorshift64: deterministic, so a run is reproducible */
+		a->rng ^= a->rng << 13;
+		a->rng ^= a->rng >> 7;
+		a->rng ^= a->rng << 17;
+		j = a->rng % a->seen;
+		if (j < ACC_KEEP)
+			a->v[j] = x;
+	}
+	return 0;
+}
+
+/* ---- kernels and their metrics ---- */
+
+struct metric {
+	char *name;
+	char *unit;		/* base unit, or the unknown unit as printed */
+	int known;
+	struct acc a;
+};
+
+struct idrange {
+	long long lo, hi;
+};
+
+struct kernel {
+	char *name;
+	size_t namelen;
+	uint64_t hash;
+	long block[3], grid[3];
+	int have_block, have_grid;
+	char *device, *cc;
+	size_t launches;	/* (file, ID) launches */
+	double total_dur;
+	struct acc *keys;	/* by key id */
+	size_t nkeys;
+	struct metric *m;
+	size_t nm, mcap;
+	uint32_t *mslot;	/* open addressing: index + 1, 0 empty */
+	size_t mslots;
+	struct idrange *ids;	/* distinct IDs, sorted ranges */
+	size_t nids, idcap;
+	char **unknown;
+	size_t nunknown;
+	int *colmap;		/* raw page: column -> metric index, for file colfile */
+	size_t colfile;
+};
+
+struct col {			/* a metric column of a raw page */
+	double scale;
+	char *unit;
+	int known;
+	int key, rank, sum;	/* summary source, key -1 when none */
+};
+
+struct launch {
+	int open;
+	long long id;
+	struct kernel *k;
+	double *val;
+	int *rank;		/* -1: not set */
+	json_t *all;
+};
+
+struct ex {
+	struct kernel **k;
+	size_t nk, kcap;
+	struct kernel **kslot;
+	size_t kslots;
+	char **keyname;		/* key id -> name ("stalls.<reason>" for stalls) */
+	size_t nkeys, keycap;
+	int all_metrics;
+	int (*emit)(json_t *rec, void *arg, struct kp_err *err);
+	void *arg;
+	json_t *inputs;
+	/* the file being read */
+	const char *path;
+	size_t file;
+	struct col *cols;
+	size_t ncols;
+	struct launch l;
+	size_t file_launches;
+};
+
+static uint64_t
+hash(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	while (n--) {
+		h ^= (unsigned char)*s++;
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+static int
+nomem(struct kp_err *err)
+{
+	return kp_errf(err, KP_EXIT_ENV, "out of memory");
+}
+
+/* Intern a summary key; its id or -1. */
+static int
+key_id(struct ex *x, const char *name)
+{
+	size_t i;
+	char *s;
+
+	for (i = 0; i < x->nkeys; i++)
+		if (strcmp(x->keyname[i], name) == 0)
+			return (int)i;
+	if (x->nkeys == x->keycap) {
+		size_t cap = x->keycap ? x->keycap * 2 : 64;
+		char **nk = realloc(x->keyname, cap * sizeof(*nk));
+		double *nv;
+		int *nr;
+
+		if (nk == NULL)
+			return -1;
+		x->keyname = nk;
+		x->keycap = cap;
+		if ((nv = realloc(x->l.val, cap * sizeof(*nv))) == NULL)
+			return -1;
+		x->l.val = nv;
+		if ((nr = realloc(x->l.rank, cap * sizeof(*nr))) == NULL)
+			return -1;
+		x->l.rank = nr;
+	}
+	if ((s = strdup(name)) == NULL)
+		return -1;
+	x->l.rank[x->nkeys] = -1;
+	x->keyname[x->nkeys++] = s;
+	return (int)(x->nkeys - 1);
+}
+
+static int
+stall_key(struct ex *x, const char *metric)
+{
+	size_t n = strlen(metric), pl = strlen(STALL_PRE), sl = strlen(STALL_SUF);
+	char buf[256];
+
+	if (n <= pl + sl || n - pl - sl >= sizeof(buf) - 8 ||
+	    strncmp(metric, STALL_PRE, pl) != 0 || strcmp(metric + n - sl, STALL_SUF) != 0)
+		return -2;
+	snprintf(buf, sizeof(buf), "stalls.%.*s", (int)(n - pl - sl), metric + pl);
+	return key_id(x, buf);
+}
+
+/* The summary source of a raw metric name: key id (-2 none, -1 nomem). */
+static int
+raw_source(struct ex *x, const char *metric, int *rank, int *sum)
+{
+	size_t i;
+
+	*rank = 0;
+	*sum = 0;
+	for (i = 0; i < sizeof(raw_sources) / sizeof(raw_sources[0]); i++)
+		if (strcmp(raw_sources[i].metric, metric) == 0) {
+			*rank = raw_sources[i].rank;
+			*sum = raw_sources[i].sum;
+			return raw_sources[i].key;
+		}
+	return stall_key(x, metric);
+}
+
+static int
+display_source(const char *section, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(display_sources) / sizeof(display_sources[0]); i++)
+		if (strcmp(display_sources[i].section, section) == 0 &&
+		    strcmp(display_sources[i].name, name) == 0)
+			return display_sources[i].key;
+	return -2;
+}
+
+static void
+kernel_free(struct kernel *k)
+{
+	size_t i;
+
+	if (k == NULL)
+		return;
+	for (i = 0; i < k->nm; i++) {
+		free(k->m[i].name);
+		free(k->m[i].unit);
+		free(k->m[i].a.v);
+	}
+	for (i = 0; i < k->nkeys; i++)
+		free(k->keys[i].v);
+	for (i = 0; i < k->nunknown; i++)
+		free(k->unknown[i]);
+	free(k->unknown);
+	free(k->keys);
+	free(k->m);
+	free(k->mslot);
+	free(k->ids);
+	free(k->colmap);
+	free(k->device);
+	free(k->cc);
+	free(k->name);
+	free(k);
+}
+
+static int
+kslot_grow(struct ex *x)
+{
+	size_t n = x->kslots ? x->kslots * 2 : 64, i;
+	struct kernel **ns = calloc(n, sizeof(*ns));
+
+	if (ns == NULL)
+		return -1;
+	for (i = 0; i < x->nk; i++) {
+		size_t j = x->k[i]->hash & (n - 1);
+
+		while (ns[j] != NULL)
+			j = (j + 1) & (n - 1);
+		ns[j] = x->k[i];
+	}
+	free(x->kslot);
+	x->kslot = ns;
+	x->kslots = n;
+	return 0;
+}
+
+static struct kernel *
+kernel_get(struct ex *x, const char *name, size_t len)
+{
+	uint64_t h = hash(name, len);
+	struct kernel *k;
+	size_t j;
+
+	if (x->kslots == 0 && kslot_grow(x) < 0)
+		return NULL;
+	for (j = h & (x->kslots - 1); (k = x->kslot[j]) != NULL; j = (j + 1) & (x->kslots - 1))
+		if (k->hash == h && k->namelen == len && memcmp(k->name, name, len) == 0)
+			return k;
+	if ((k = calloc(1, sizeof(*k))) == NULL || (k->name = strdup(name)) == NULL) {
+		free(k);
+		return NULL;
+	}
+	k->namelen = len;
+	k->hash = h;
+	k->colfile = (size_t)-1;
+	if (x->nk == x->kcap) {
+		size_t cap = x->kcap ? x->kcap * 2 : 16;
+		struct kernel **nk = realloc(x->k, cap * sizeof(*nk));
+
+		if (nk == NULL) {
+			kernel_free(k);
+			return NULL;
+		}
+		x->k = nk;
+		x->kcap = cap;
+	}
+	x->k[x->nk++] = k;
+	if (x->nk * 2 > x->kslots) {
+		if (kslot_grow(x) < 0)
+			return NULL;
+	} else {
+		for (j = h & (x->kslots - 1); x->kslot[j] != NULL; j = (j + 1) & (x->kslots - 1))
+			;
+		x->kslot[j] = k;
+	}
+	return k;
+}
+
+static int
+mslot_grow(struct kernel *k)
+{
+	size_t n = k->mslots ? k->mslots * 2 : 256, i;
+	uint32_t *ns = calloc(n, sizeof(*ns));
+
+	if (ns == NULL)
+		return -1;
+	for (i = 0; i < k->nm; i++) {
+		size_t j = hash(k->m[i].name, strlen(k->m[i].name)) & (n - 1);
+
+		while (ns[j] != 0)
+			j = (j + 1) & (n - 1);
+		ns[j] = (uint32_t)i + 1;
+	}
+	free(k->mslot);
+	k->mslot = ns;
+	k->mslots = n;
+	return 0;
+}
+
+/* The index of a kernel's metric, created with its unit; -1 out of memory. */
+static long
+metric_get(struct kernel *k, const char *name, const char *unit, int known)
+{
+	size_t len = strlen(name), j;
+	struct metric *m;
+
+	if (k->mslots == 0 && mslot_grow(k) < 0)
+		return -1;
+	for (j = hash(name, len) & (k->mslots - 1); k->mslot[j] != 0; j = (j + 1) & (k->mslots - 1))
+		if (strcmp(k->m[k->mslot[j] - 1].name, name) == 0)
+			return (long)k->mslot[j] - 1;
+	if (k->nm == k->mcap) {
+		size_t cap = k->mcap ? k->mcap * 2 : 64;
+		struct metric *nm = realloc(k->m, cap * sizeof(*nm));
+
+		if (nm == NULL)
+			return -1;
+		k->m = nm;
+		k->mcap = cap;
+	}
+	m = &k->m[k->nm];
+	memset(m, 0, sizeof(*m));
+	m->name = strdup(name);
+	m->unit = strdup(unit);
+	m->known = known;
+	if (m->name == NULL || m->unit == NULL) {
+		free(m->name);
+		free(m->unit);
+		return -1;
+	}
+	k->mslot[j] = (uint32_t)++k->nm;
+	if (k->nm * 2 > k->mslots && mslot_grow(k) < 0)
+		return -1;
+	return (long)k->nm - 1;
+}
+
+static int
+kernel_unknown_unit(struct kernel *k, const char *unit)
+{
+	size_t i;
+	char **nu;
+
+	for (i = 0; i < k->nunknown; i++)
+		if (strcmp(k->unknown[i], unit) == 0)
+			return 0;
+	if ((nu = realloc(k->unknown, (k->nunknown + 1) * sizeof(*nu))) == NULL)
+		return -1;
+	k->unknown = nu;
+	if ((k->unknown[k->nunknown] = strdup(unit)) == NULL)
+		return -1;
+	k->nunknown++;
+	return 0;
+}
+
+static int
+kernel_add_id(struct kernel *k, long long id)
+{
+	size_t lo = 0, hi = k->nids, i;
+
+	/* the common case: the next ID after the last range */
+	if (k->nids > 0 && k->ids[k->nids - 1].hi + 1 == id) {
+		k->ids[k->nids - 1].hi = id;
+		return 0;
+	}
+	while (lo < hi) {	/* first range with hi >= id - 1 */
+		size_t mid = (lo + hi) / 2;
+
+		if (k->ids[mid].hi < id - 1)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	i = lo;
+	if (i < k->nids && k->ids[i].lo <= id + 1) {
+		if (id < k->ids[i].lo)
+			k->ids[i].lo = id;
+		if (id > k->ids[i].hi) {
+			k->ids[i].hi = id;
+			if (i + 1 < k->nids && k->ids[i + 1].lo == id + 1) {
+				k->ids[i].hi = k->ids[i + 1].hi;
+				memmove(&k->ids[i + 1], &k->ids[i + 2],
+				    (k->nids - i - 2) * sizeof(*k->ids));
+				k->nids--;
+			}
+		}
+		return 0;
+	}
+	if (k->nids == k->idcap) {
+		size_t cap = k->idcap ? k->idcap * 2 : 4;
+		struct idrange *n = realloc(k->ids, cap * sizeof(*n));
+
+		if (n == NULL)
+			return -1;
+		k->ids = n;
+		k->idcap = cap;
+	}
+	memmove(&k->ids[i + 1], &k->ids[i], (k->nids - i) * sizeof(*k->ids));
+	k->ids[i].lo = k->ids[i].hi = id;
+	k->nids++;
+	return 0;
+}
+
+static int
+kernel_keys_fit(struct ex *x, struct kernel *k)
+{
+	struct acc *na;
+
+	if (k->nkeys >= x->nkeys)
+		return 0;
+	if ((na = realloc(k->keys, x->nkeys * sizeof(*na))) == NULL)
+		return -1;
+	memset(na + k->nkeys, 0, (x->nkeys - k->nkeys) * sizeof(*na));
+	k->keys = na;
+	k->nkeys = x->nkeys;
+	return 0;
+}
+
+/* ---- numbers as JSON ---- */
+
+static json_t *
+jnum(double v)
+{
+	if (isfinite(v) && v == rint(v) && fabs(v) < 9e15)
+		return json_integer((json_int_t)v);
+	if (!isfinite(v))
+		return json_null();
+	return json_real(v);
+}
+
+static int
+jset(json_t *o, const char *key, json_t *v)
+{
+	return v == NULL ? -1 : json_object_set_new(o, key, v);
+}
+
+/* Put value under "key" or, for "stalls.reason", under o["stalls"]["reason"]. */
+static int
+jset_key(json_t *o, const char *key, json_t *v)
+{
+	json_t *s;
+
+	if (strncmp(key, "stalls.", 7) != 0)
+		return jset(o, key, v);
+	if ((s = json_object_get(o, "stalls")) == NULL) {
+		if (jset(o, "stalls", json_object()) < 0) {
+			json_decref(v);
+			return -1;
+		}
+		s = json_object_get(o, "stalls");
+	}
+	return jset(s, key + 7, v);
+}
+
+/* ---- launches ---- */
+
+static void
+launch_reset(struct ex *x)
+{
+	size_t i;
+
+	for (i = 0; i < x->nkeys; i++)
+		x->l.rank[i] = -1;
+	json_decref(x->l.all);
+	x->l.all = NULL;
+	x->l.open = 0;
+	x->l.k = NULL;
+}
+
+static void
+launch_put(struct ex *x, int key, int rank, int sum, double v)
+{
+	if (x->l.rank[key] < 0) {
+		x->l.val[key] = v;
+		x->l.rank[key] = rank;
+	} else if (sum) {
+		x->l.val[key] += v;
+	} else if (rank < x->l.rank[key]) {
+		x->l.val[key] = v;
+		x->l.rank[key] = rank;
+	}
+}
+
+static int
+launch_start(struct ex *x, struct kernel *k, long long id, struct kp_err *err)
+{
+	launch_reset(x);
+	x->l.open = 1;
+	x->l.k = k;
+	x->l.id = id;
+	if (x->all_metrics && (x->l.all = json_object()) == NULL)
+		return nomem(err);
+	return 0;
+}
+
+static int
+launch_end(struct ex *x, struct kp_err *err)
+{
+	struct kernel *k = x->l.k;
+	json_t *rec = NULL, *sum = NULL;
+	size_t i;
+
+	if (!x->l.open)
+		return 0;
+	if (kernel_keys_fit(x, k) < 0 || kernel_add_id(k, x->l.id) < 0)
+		return nomem(err);
+	k->launches++;
+	x->file_launches++;
+	if ((sum = json_object()) == NULL)
+		return nomem(err);
+	for (i = 0; i < x->nkeys; i++) {
+		if (x->l.rank[i] < 0)
+			continue;
+		if (acc_add(&k->keys[i], x->l.val[i]) < 0 ||
+		    jset_key(sum, x->keyname[i], jnum(x->l.val[i])) < 0)
+			goto fail;
+		if (i == K_DURATION)
+			k->total_dur += x->l.val[i];
+	}
+	if ((rec = json_pack("{s:s, s:I, s:s, s:s, s:O}", "kind", "launch", "id",
+	    (json_int_t)x->l.id, "kernel", k->name, "file", x->path, "summary", sum)) == NULL)
+		goto fail;
+	if (x->l.all != NULL && json_object_set(rec, "metrics", x->l.all) < 0)
+		goto fail;
+	json_decref(sum);
+	launch_reset(x);
+	if (x->emit != NULL && x->emit(rec, x->arg, err) < 0) {
+		json_decref(rec);
+		return -1;
+	}
+	json_decref(rec);
+	return 0;
+fail:
+	json_decref(sum);
+	json_decref(rec);
+	return nomem(err);
+}
+
+static int
+launch_all_metric(struct ex *x, const char *name, double v, const char *unit)
+{
+	if (x->l.all == NULL)
+		return 0;
+	return jset(x->l.all, name, json_pack("{s:o, s:s}", "value", jnum(v), "unit", unit));
+}
+
+/* ---- cells ---- */
+
+static int
+field_is(const struct kp_csv *c, size_t i, const char *s)
+{
+	const struct kp_field *f = kp_csv_field(c, i);
+
+	return f != NULL && strcmp(f->s, s) == 0;
+}
+
+static long
+header_index(const struct kp_csv *c, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < kp_csv_nfields(c); i++)
+		if (field_is(c, i, name))
+			return (long)i;
+	return -1;
+}
+
+/* What a first record says the file is. */
+static const char *
+page_of(const struct kp_csv *c)
+{
+	const struct kp_field *f0 = kp_csv_field(c, 0);
+
+	if (field_is(c, 0, "ID") && field_is(c, 1, "Process ID")) {
+		if (header_index(c, "Section Name") >= 0 && header_index(c, "Metric Name") >= 0 &&
+		    header_index(c, "Metric Unit") >= 0 && header_index(c, "Metric Value") >= 0)
+			return "details";
+		return "raw";
+	}
+	if (f0 == NULL)
+		return "unknown";
+	if (strcmp(f0->s, "Kernel Name") == 0 || strcmp(f0->s, "File Path") == 0 ||
+	    strcmp(f0->s, "Address") == 0 || strcmp(f0->s, "# Address") == 0 ||
+	    strcmp(f0->s, "Line No") == 0 || strcmp(f0->s, "Source") == 0)
+		return "source";
+	if (field_is(c, 0, "Process ID") && header_index(c, "Invocations") >= 0)
+		return "summary";
+	if (strcmp(f0->s, "Launch Attribute") == 0)
+		return "session";
+	return "unknown";
+}
+
+static int
+not_a_page(const struct kp_csv *c, const char *page, struct kp_err *err)
+{
+	const char *what = "not ncu CSV of the raw or details page";
+
+	if (strcmp(page, "source") == 0)
+		what = "an ncu source page (--page source), not the raw or details page";
+	else if (strcmp(page, "summary") == 0)
+		what = "an ncu --print-summary page, not the raw or details page";
+	else if (strcmp(page, "session") == 0)
+		what = "an ncu session page (--page session), not the raw or details page";
+	return kp_errf(err, KP_EXIT_DATA, "%s:%lu: %s", kp_csv_name(c), kp_csv_line(c), what);
+}
+
+static int
+no_records(const struct kp_csv *c, struct kp_err *err)
+{
+	const char *e = kp_csv_last_error_line(c);
+
+	if (e != NULL && strncmp(e, "==ERROR==", 9) == 0)
+		return kp_errf(err, KP_EXIT_DATA, "%s:%lu: no CSV: ncu reported: %s",
+		    kp_csv_name(c), kp_csv_noise_lines(c), e);
+	if (kp_csv_noise_lines(c) == 0)
+		return kp_errf(err, KP_EXIT_DATA, "%s:1: empty file", kp_csv_name(c));
+	return kp_errf(err, KP_EXIT_DATA, "%s:%lu: no CSV records (%lu lines of other output%s%s)",
+	    kp_csv_name(c), kp_csv_noise_lines(c), kp_csv_noise_lines(c),
+	    e ? "; last: " : "", e ? e : "");
+}
+
+static int
+parse_id(const struct kp_csv *c, size_t i, long long *id, struct kp_err *err)
+{
+	const struct kp_field *f = kp_csv_field(c, i);
+	double v;
+
+	if (f == NULL || kp_parse_number(f->s, f->len, &v) != KP_NUM_OK || v != rint(v) ||
+	    v < 0 || v > 9e15)
+		return kp_errf(err, KP_EXIT_DATA, "%s:%lu: bad launch ID \"%s\"", kp_csv_name(c),
+		    kp_csv_line(c), f ? f->s : "");
+	*id = (long long)v;
+	return 0;
+}
+
+/* The launch-level columns every page has: kernel, block, grid, device, cc. */
+struct fixed {
+	long id, name, block, grid, cc, device;
+};
+
+static void
+fixed_find(const struct kp_csv *c, struct fixed *fx)
+{
+	fx->id = header_index(c, "ID");
+	fx->name = header_index(c, "Kernel Name");
+	fx->block = header_index(c, "Block Size");
+	fx->grid = header_index(c, "Grid Size");
+	fx->cc = header_index(c, "CC");
+	fx->device = header_index(c, "device__attribute_display_name");
+}
+
+static int
+kernel_fill(struct kernel *k, const struct kp_csv *c, const struct fixed *fx)
+{
+	const struct kp_field *f;
+
+	if (!k->have_block && fx->block >= 0 && (f = kp_csv_field(c, (size_t)fx->block)) != NULL)
+		k->have_block = kp_parse_dim3(f->s, k->block) == 0;
+	if (!k->have_grid && fx->grid >= 0 && (f = kp_csv_field(c, (size_t)fx->grid)) != NULL)
+		k->have_grid = kp_parse_dim3(f->s, k->grid) == 0;
+	if (k->cc == NULL && fx->cc >= 0 && (f = kp_csv_field(c, (size_t)fx->cc)) != NULL &&
+	    f->len > 0 && (k->cc = strdup(f->s)) == NULL)
+		return -1;
+	if (k->device == NULL && fx->device >= 0 &&
+	    (f = kp_csv_field(c, (size_t)fx->device)) != NULL && f->len > 0 &&
+	    (k->device = strdup(f->s)) == NULL)
+		return -1;
+	return 0;
+}
+
+/* The kernel of a row; the last one is cached (rows of a kernel come together). */
+static struct kernel *
+row_kernel(struct ex *x, const struct kp_csv *c, const struct fixed *fx, struct kp_err *err)
+{
+	const struct kp_field *f = kp_csv_field(c, (size_t)fx->name);
+	struct kernel *k;
+
+	if (f == NULL || f->len == 0) {
+		kp_errf(err, KP_EXIT_DATA, "%s:%lu: no kernel name", kp_csv_name(c),
+		    kp_csv_line(c));
+		return NULL;
+	}
+	if ((k = kernel_get(x, f->s, f->len)) == NULL || kernel_fill(k, c, fx) < 0)
+		nomem(err);
+	return k;
+}
+
+/* ---- the raw page ---- */
+
+static void
+cols_free(struct ex *x)
+{
+	size_t i;
+
+	for (i = 0; i < x->ncols; i++)
+		free(x->cols[i].unit);
+	free(x->cols);
+	x->cols = NULL;
+	x->ncols = 0;
+}
+
+static int
+raw_units(struct ex *x, struct kp_csv *c, char **hdr, size_t nh, size_t first,
+    struct kp_err *err)
+{
+	size_t i;
+
+	if ((x->cols = calloc(nh, sizeof(*x->cols))) == NULL)
+		return nomem(err);
+	x->ncols = nh;
+	for (i = 0; i < nh; i++) {
+		const struct kp_field *f = kp_csv_field(c, i);
+		struct kp_unit u;
+		struct col *cl = &x->cols[i];
+
+		cl->key = -2;
+		if (i < first)
+			continue;
+		kp_unit_parse(f->s, &u);
+		cl->scale = u.scale;
+		cl->known = u.known;
+		if ((cl->unit = strdup(u.known ? u.base : f->s)) == NULL)
+			return nomem(err);
+		if ((cl->key = raw_source(x, hdr[i], &cl->rank, &cl->sum)) == -1)
+			return nomem(err);
+	}
+	return 0;
+}
+
+static int
+raw_colmap(struct kernel *k, struct ex *x, char **hdr, size_t first, struct kp_err *err)
+{
+	size_t i;
+
+	free(k->colmap);
+	if ((k->colmap = malloc(x->ncols * sizeof(*k->colmap))) == NULL)
+		return nomem(err);
+	for (i = 0; i < x->ncols; i++) {
+		long m = -1;
+
+		if (i >= first && (m = metric_get(k, hdr[i], x->cols[i].unit,
+		    x->cols[i].known)) < 0)
+			return nomem(err);
+		k->colmap[i] = (int)m;
+		if (i >= first && !x->cols[i].known &&
+		    kernel_unknown_unit(k, x->cols[i].unit) < 0)
+			return nomem(err);
+	}
+	k->colfile = x->file;
+	return 0;
+}
+
+static int
+raw_row(struct ex *x, struct kp_csv *c, const struct fixed *fx, char **hdr, size_t first,
+    struct kp_err *err)
+{
+	size_t i, nf = kp_csv_nfields(c);
+	struct kernel *k;
+	long long id;
+
+	if (nf != x->ncols)
+		return kp_errf(err, KP_EXIT_DATA, "%s:%lu: %zu fields, the header has %zu "
+		    "(truncated or not one ncu page?)", kp_csv_name(c), kp_csv_line(c), nf,
+		    x->ncols);
+	if (parse_id(c, (size_t)fx->id, &id, err) < 0 ||
+	    (k = row_kernel(x, c, fx, err)) == NULL)
+		return -1;
+	if (k->colfile != x->file && raw_colmap(k, x, hdr, first, err) < 0)
+		return -1;
+	if (launch_start(x, k, id, err) < 0)
+		return -1;
+	for (i = first; i < nf; i++) {
+		const struct kp_field *f = kp_csv_field(c, i);
+		const struct col *cl = &x->cols[i];
+		double v;
+
+		if (kp_parse_number(f->s, f->len, &v) != KP_NUM_OK)
+			continue;
+		v *= cl->scale;
+		if (acc_add(&k->m[k->colmap[i]].a, v) < 0)
+			return nomem(err);
+		if (cl->key >= 0)
+			launch_put(x, cl->key, cl->rank, cl->sum, v);
+		if (x->l.all != NULL && launch_all_metric(x, hdr[i], v, cl->unit) < 0)
+			return nomem(err);
+	}
+	return launch_end(x, err);
+}
+
+static int
+read_raw(struct ex *x, struct kp_csv *c, struct kp_err *err)
+{
+	struct fixed fx;
+	size_t nh = kp_csv_nfields(c), i, first;
+	char **hdr;
+	int r, rc = -1;
+
+	fixed_find(c, &fx);
+	if (fx.name < 0 || fx.id < 0)
+		return kp_errf(err, KP_EXIT_DATA, "%s:%lu: raw page without a \"Kernel Name\" "
+		    "column", kp_csv_name(c), kp_csv_line(c));
+	if ((hdr = calloc(nh, sizeof(*hdr))) == NULL)
+		return nomem(err);
+	/* Metric columns follow "CC" (the launch columns come first). */
+	first = fx.cc >= 0 ? (size_t)fx.cc + 1 : (size_t)fx.name + 1;
+	for (i = 0; i < nh; i++)
+		if ((hdr[i] = strdup(kp_csv_field(c, i)->s)) == NULL) {
+			nomem(err);
+			goto out;
+		}
+	if ((r = kp_csv_next(c, err)) < 0)
+		goto out;
+	if (r == 0 || kp_csv_nfields(c) != nh || kp_csv_field(c, (size_t)fx.id)->len != 0) {
+		kp_errf(err, KP_EXIT_DATA, "%s:%lu: raw page without its units row (truncated?)",
+		    kp_csv_name(c), kp_csv_line(c));
+		goto out;
+	}
+	if (raw_units(x, c, hdr, nh, first, err) < 0)
+		goto out;
+	while ((r = kp_csv_next(c, err)) == 1)
+		if (raw_row(x, c, &fx, hdr, first, err) < 0)
+			goto out;
+	if (r == 0)
+		rc = 0;
+out:
+	for (i = 0; i < nh; i++)
+		free(hdr[i]);
+	free(hdr);
+	cols_free(x);
+	return rc;
+}
+
+/* ---- the details page ---- */
+
+struct details {
+	struct fixed fx;
+	long sec, name, unit, value;
+	char lastunit[64];
+	struct kp_unit u;
+	char key[512];
+};
+
+static int
+details_row(struct ex *x, struct kp_csv *c, struct details *d, struct kp_err *err)
+{
+	const struct kp_field *sec, *name, *unit, *val;
+	struct kernel *k;
+	long long id;
+	double v;
+	long m;
+	int key, rank = DISPLAY_RANK, sum = 0;
+
+	if (parse_id(c, (size_t)d->fx.id, &id, err) < 0)
+		return -1;
+	if (kp_csv_nfields(c) <= (size_t)d->name)
+		return kp_errf(err, KP_EXIT_DATA, "%s:%lu: %zu fields, too few for a details "
+		    "row (truncated?)", kp_csv_name(c), kp_csv_line(c), kp_csv_nfields(c));
+	if (!x->l.open || x->l.id != id) {
+		if (launch_end(x, err) < 0 || (k = row_kernel(x, c, &d->fx, err)) == NULL ||
+		    launch_start(x, k, id, err) < 0)
+			return -1;
+	}
+	k = x->l.k;
+	sec = kp_csv_field(c, (size_t)d->sec);
+	name = kp_csv_field(c, (size_t)d->name);
+	unit = kp_csv_field(c, (size_t)d->unit);
+	val = kp_csv_field(c, (size_t)d->value);
+	if (val == NULL || name->len == 0 || kp_parse_number(val->s, val->len, &v) != KP_NUM_OK)
+		return 0;	/* a rule row, or a value that is not a number */
+	if (unit == NULL)
+		unit = val;	/* never: Metric Unit precedes Metric Value */
+	if (strcmp(unit->s, d->lastunit) != 0 || d->lastunit[0] == '\0') {
+		kp_unit_parse(unit->s, &d->u);
+		snprintf(d->lastunit, sizeof(d->lastunit), "%s", unit->s);
+	}
+	v *= d->u.scale;
+	snprintf(d->key, sizeof(d->key), "%s/%s", sec->s, name->s);
+	if ((m = metric_get(k, d->key, d->u.known ? d->u.base : unit->s, d->u.known)) < 0 ||
+	    acc_add(&k->m[m].a, v) < 0)
+		return nomem(err);
+	if (!d->u.known && kernel_unknown_unit(k, unit->s) < 0)
+		return nomem(err);
+	if (strcmp(sec->s, CLI_SECTION) == 0)
+		key = raw_source(x, name->s, &rank, &sum);
+	else
+		key = display_source(sec->s, name->s);
+	if (key == -1)
+		return nomem(err);
+	if (key >= 0)
+		launch_put(x, key, rank, sum, v);
+	if (launch_all_metric(x, d->key, v, k->m[m].unit) < 0)
+		return nomem(err);
+	return 0;
+}
+
+static int
+read_details(struct ex *x, struct kp_csv *c, struct kp_err *err)
+{
+	struct details d;
+	int r;
+
+	memset(&d, 0, sizeof(d));
+	fixed_find(c, &d.fx);
+	d.sec = header_index(c, "Section Name");
+	d.name = header_index(c, "Metric Name");
+	d.unit = header_index(c, "Metric Unit");
+	d.value = header_index(c, "Metric Value");
+	if (d.fx.name < 0)
+		return kp_errf(err, KP_EXIT_DATA, "%s:%lu: details page without a \"Kernel "
+		    "Name\" column", kp_csv_name(c), kp_csv_line(c));
+	while ((r = kp_csv_next(c, err)) == 1)
+		if (details_row(x, c, &d, err) < 0)
+			return -1;
+	if (r < 0 || launch_end(x, err) < 0)
+		return -1;
+	return 0;
+}
+
+/* ---- one file ---- */
+
+static int
+read_file(struct ex *x, const char *path, struct kp_err *err)
+{
+	struct kp_csv *c;
+	const char *page;
+	int r;
+
+	if (strcmp(path, "-") == 0)
+		c = kp_csv_open(stdin, "<stdin>");
+	else
+		c = kp_csv_open_path(path, err);
+	if (c == NULL)
+		return strcmp(path, "-") == 0 ? nomem(err) : -1;
+	x->path = kp_csv_name(c);
+	x->file_launches = 0;
+	launch_reset(x);
+	if ((r = kp_csv_next(c, err)) <= 0) {
+		if (r == 0)
+			no_records(c, err);
+		kp_csv_close(c);
+		return -1;
+	}
+	page = page_of(c);
+	if (strcmp(page, "raw") == 0)
+		r = read_raw(x, c, err);
+	else if (strcmp(page, "details") == 0)
+		r = read_details(x, c, err);
+	else
+		r = not_a_page(c, page, err);
+	if (r == 0 && x->file_launches == 0)
+		r = kp_errf(err, KP_EXIT_DATA, "%s:%lu: %s page without any launch (truncated?)",
+		    kp_csv_name(c), kp_csv_line(c), page);
+	if (r == 0 && json_array_append_new(x->inputs, json_pack("{s:s, s:s, s:I}", "path",
+	    x->path, "page", page, "launches", (json_int_t)x->file_launches)) < 0)
+		r = nomem(err);
+	launch_reset(x);
+	x->path = NULL;
+	kp_csv_close(c);
+	return r;
+}
+
+const char *
+kp_metrics_page(const char *path, struct kp_err *err)
+{
+	static const char *const pages[] = { "raw", "details", "source", "summary",
+		"session" };
+	struct kp_csv *c;
+	const char *page = NULL, *p;
+	size_t i;
+	int r;
+
+	if ((c = kp_csv_open_path(path, err)) == NULL)
+		return NULL;
+	if ((r = kp_csv_next(c, err)) == 0)
+		no_records(c, err);
+	if (r == 1) {
+		p = page_of(c);
+		page = "unknown";
+		for (i = 0; i < sizeof(pages) / sizeof(pages[0]); i++)
+			if (strcmp(p, pages[i]) == 0)
+				page = pages[i];
+	}
+	kp_csv_close(c);
+	return page;
+}
+
+/* ---- the summary ---- */
+
+static json_t *
+acc_median(struct acc *a)
+{
+	return jnum(kp_median(a->v, a->n));
+}
+
+static json_t *
+ids_json(const struct kernel *k)
+{
+	json_t *a = json_array();
+	size_t i;
+	long long id;
+
+	for (i = 0; a != NULL && i < k->nids; i++)
+		for (id = k->ids[i].lo; id <= k->ids[i].hi; id++)
+			if (json_array_append_new(a, json_integer(id)) < 0) {
+				json_decref(a);
+				return NULL;
+			}
+	return a;
+}
+
+static int
+cmpstr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+char *
+kp_kernel_function(const char *name)
+{
+	size_t n = strlen(name);
+	long depth = 0;
+	size_t i;
+
+	while (n > 0 && isspace((unsigned char)name[n - 1]))
+		n--;
+	if (n == 0 || name[n - 1] != ')')
+		return strndup(name, n);
+	/* the last top-level parenthesised group is the parameter list */
+	for (i = n; i-- > 0;) {
+		if (name[i] == ')')
+			depth++;
+		else if (name[i] == '(' && --depth == 0)
+			break;
+	}
+	if (depth != 0 || i == 0)
+		return strndup(name, n);
+	while (i > 0 && isspace((unsigned char)name[i - 1]))
+		i--;
+	return strndup(name, i);
+}
+
+static json_t *
+kernel_json(struct ex *x, struct kernel *k)
+{
+	json_t *o, *sum, *spread, *met, *units, *unk;
+	char *fn;
+	size_t i;
+	int sampled = 0;
+
+	if ((fn = kp_kernel_function(k->name)) == NULL)
+		return NULL;
+	o = json_pack("{s:s, s:s, s:I, s:o}", "name", k->name, "function", fn, "launches",
+	    (json_int_t)k->launches, "ids", ids_json(k));
+	free(fn);
+	sum = json_object();
+	spread = json_object();
+	met = json_object();
+	units = json_object();
+	unk = json_array();
+	if (o == NULL || !sum || !spread || !met || !units || !unk)
+		goto fail;
+	if (k->have_block && jset(o, "block", json_pack("[I,I,I]", (json_int_t)k->block[0],
+	    (json_int_t)k->block[1], (json_int_t)k->block[2])) < 0)
+		goto fail;
+	if (k->have_grid && jset(o, "grid", json_pack("[I,I,I]", (json_int_t)k->grid[0],
+	    (json_int_t)k->grid[1], (json_int_t)k->grid[2])) < 0)
+		goto fail;
+	if (k->device && jset(o, "device", json_string(k->device)) < 0)
+		goto fail;
+	if (k->cc && jset(o, "cc", json_string(k->cc)) < 0)
+		goto fail;
+	for (i = 0; i < k->nkeys; i++) {
+		struct acc *a = &k->keys[i];
+
+		if (a->seen == 0)
+			continue;
+		sampled |= a->seen > a->n;
+		if (jset_key(sum, x->keyname[i], acc_median(a)) < 0)
+			goto fail;
+		if (k->launches > 1 && jset_key(spread, x->keyname[i], json_pack("{s:o, s:o}",
+		    "min", jnum(a->min), "max", jnum(a->max))) < 0)
+			goto fail;
+	}
+	for (i = 0; i < k->nm; i++) {
+		struct metric *m = &k->m[i];
+
+		if (m->a.seen == 0)
+			continue;
+		sampled |= m->a.seen > m->a.n;
+		if (jset(met, m->name, acc_median(&m->a)) < 0 ||
+		    jset(units, m->name, json_string(m->unit)) < 0)
+			goto fail;
+	}
+	qsort(k->unknown, k->nunknown, sizeof(*k->unknown), cmpstr);
+	for (i = 0; i < k->nunknown; i++)
+		if (json_array_append_new(unk, json_string(k->unknown[i])) < 0)
+			goto fail;
+	if (json_object_set_new(o, "summary", sum) < 0 ||
+	    (k->launches > 1 ? json_object_set_new(o, "spread", spread) :
+	    (json_decref(spread), 0)) < 0 ||
+	    json_object_set_new(o, "metrics", met) < 0 ||
+	    json_object_set_new(o, "units", units) < 0 ||
+	    json_object_set_new(o, "unknown_units", unk) < 0 ||
+	    jset(o, "median", json_string(sampled ? "sampled" : "exact")) < 0)
+		return json_decref(o), NULL;
+	return o;
+fail:
+	json_decref(o);
+	json_decref(sum);
+	json_decref(spread);
+	json_decref(met);
+	json_decref(units);
+	json_decref(unk);
+	return NULL;
+}
+
+static json_t *
+summary_json(struct ex *x, struct kp_err *err)
+{
+	json_t *s, *ks;
+	size_t i, primary = 0;
+	double best = -1;
+	size_t most = 0;
+	int have_dur = 0;
+
+	if ((ks = json_array()) == NULL)
+		return nomem(err), NULL;
+	for (i = 0; i < x->nk; i++) {
+		struct kernel *k = x->k[i];
+
+		if (json_array_append_new(ks, kernel_json(x, k)) < 0) {
+			json_decref(ks);
+			return nomem(err), NULL;
+		}
+		if (k->nkeys > K_DURATION && k->keys[K_DURATION].seen > 0) {
+			if (!have_dur || k->total_dur > best) {
+				best = k->total_dur;
+				primary = i;
+			}
+			have_dur = 1;
+		} else if (!have_dur && k->launches > most) {
+			most = k->launches;
+			primary = i;
+		}
+	}
+	s = json_pack("{s:s, s:O, s:o, s:I}", "schema", "kp-metrics-summary/1", "inputs",
+	    x->inputs, "kernels", ks, "primary", (json_int_t)primary);
+	if (s == NULL)
+		nomem(err);
+	return s;
+}
+
+static void
+ex_free(struct ex *x)
+{
+	size_t i;
+
+	for (i = 0; i < x->nk; i++)
+		kernel_free(x->k[i]);
+	for (i = 0; i < x->nkeys; i++)
+		free(x->keyname[i]);
+	free(x->keyname);
+	free(x->k);
+	free(x->kslot);
+	free(x->l.val);
+	free(x->l.rank);
+	json_decref(x->l.all);
+	json_decref(x->inputs);
+	cols_free(x);
+}
+
+static json_t *
+extract(const char *const *paths, size_t npaths, int all_metrics,
+    int (*emit)(json_t *, void *, struct kp_err *), void *arg, struct kp_err *err)
+{
+	struct ex x;
+	json_t *s = NULL;
+	size_t i;
+
+	memset(&x, 0, sizeof(x));
+	x.all_metrics = all_metrics;
+	x.emit = emit;
+	x.arg = arg;
+	if ((x.inputs = json_array()) == NULL) {
+		nomem(err);
+		goto out;
+	}
+	for (i = 0; i < NFIXED; i++)
+		if (key_id(&x, fixed_keys[i]) < 0) {
+			nomem(err);
+			goto out;
+		}
+	if (npaths == 0) {
+		kp_errf(err, KP_EXIT_USAGE, "no input file");
+		goto out;
+	}
+	for (i = 0; i < npaths; i++) {
+		x.file = i;
+		if (read_file(&x, paths[i], err) < 0)
+			goto out;
+	}
+	s = summary_json(&x, err);
+out:
+	ex_free(&x);
+	return s;
+}
+
+static int
+emit_array(json_t *rec, void *arg, struct kp_err *err)
+{
+	if (json_array_append(arg, rec) < 0)
+		return nomem(err);
+	return 0;
+}
+
+json_t *
+kp_extract_files(const char *const *paths, size_t npaths, int all_metrics,
+    json_t **launches_out, struct kp_err *err)
+{
+	json_t *arr = NULL, *s;
+
+	if (launches_out != NULL) {
+		*launches_out = NULL;
+		if ((arr = json_array()) == NULL)
+			return nomem(err), NULL;
+	}
+	s = extract(paths, npaths, all_metrics, arr ? emit_array : NULL, arr, err);
+	if (s == NULL)
+		json_decref(arr);
+	else if (launches_out != NULL)
+		*launches_out = arr;
+	return s;
+}
+
+struct jsonl_out {
+	FILE *fp;
+	const char *profile_dir;
+	const char *path;
+};
+
+static int
+emit_file(json_t *rec, void *arg, struct kp_err *err)
+{
+	struct jsonl_out *o = arg;
+
+	if (o->profile_dir != NULL && jset(rec, "profile_dir", json_string(o->profile_dir)) < 0)
+		return nomem(err);
+	if (json_dumpf(rec, o->fp, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(15)) != 0 ||
+	    putc('\n', o->fp) == EOF)
+		return kp_errf(err, KP_EXIT_ENV, "%s: %s", o->path, strerror(errno ? errno : EIO));
+	return 0;
+}
+
+json_t *
+kp_extract_to_dir(const char *const *paths, size_t npaths, const char *outdir,
+    const char *profile_dir, int all_metrics, struct kp_err *err)
+{
+	struct kp_atomic a;
+	struct jsonl_out o;
+	char *jpath = NULL, *spath = NULL;
+	json_t *s = NULL;
+	int made = 0;
+
+	if (!kp_is_dir(outdir)) {
+		if (kp_mkdirs(outdir, err) < 0)
+			return NULL;
+		made = 1;
+	}
+	jpath = kp_path_join(outdir, "metrics_extracted.jsonl");
+	spath = kp_path_join(outdir, "metrics_summary.json");
+	if (jpath == NULL || spath == NULL) {
+		nomem(err);
+		goto out;
+	}
+	if (kp_atomic_open(&a, jpath, err) < 0)
+		goto out;
+	o.fp = a.fp;
+	o.profile_dir = profile_dir;
+	o.path = jpath;
+	if ((s = extract(paths, npaths, all_metrics, emit_file, &o, err)) == NULL) {
+		kp_atomic_abort(&a);
+		goto out;
+	}
+	if (kp_write_json_atomic(spath, s, JSON_INDENT(2) | JSON_SORT_KEYS |
+	    JSON_REAL_PRECISION(15), err) < 0) {
+		kp_atomic_abort(&a);
+		goto fail;
+	}
+	if (kp_atomic_commit(&a, err) < 0) {
+		unlink(spath);
+		goto fail;
+	}
+	goto out;
+fail:
+	json_decref(s);
+	s = NULL;
+out:
+	if (s == NULL && made)
+		rmdir(outdir);
+	free(jpath);
+	free(spath);
+	return s;
+}
+
+json_t *
+kp_summary_primary(json_t *summary)
+{
+	json_t *p = json_object_get(summary, "primary");
+
+	if (!json_is_integer(p))
+		return NULL;
+	return json_array_get(json_object_get(summary, "kernels"),
+	    (size_t)json_integer_value(p));
+}
+
+int
+kp_summary_value(json_t *kernel, const char *key, double *out)
+{
+	json_t *sum = json_object_get(kernel, "summary"), *v;
+
+	if (strncmp(key, "stalls.", 7) == 0)
+		v = json_object_get(json_object_get(sum, "stalls"), key + 7);
+	else if ((v = json_object_get(sum, key)) == NULL)
+		v = json_object_get(json_object_get(kernel, "metrics"), key);
+	if (!json_is_number(v))
+		return -1;
+	*out = json_number_value(v);
+	return 0;
+}

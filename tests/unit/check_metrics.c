@@ -1,0 +1,735 @@
+/*
+ * Unit tests for metrics.c: every summary value of every real raw or details
+ * capture equals the value in the CSV.  The expected values are computed here
+ * independently of metrics.c: the cells are found by column or by (section,
+ * name) with a lookup of this file's own, parsed with strtod after removing
+ * the thousands separators, scaled with a tiny unit table of this file's own,
+ * and the median over a kernel's launches is taken here.
+ */
+#include <glob.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kp_check.h"
+
+/* key -> its sources, in order (raw metric names, then "Section/Name"). */
+static const struct {
+	const char *key;
+	int sum;
+	const char *src[4];
+} keys[] = {
+	{ "duration_ns", 0, { "gpu__time_duration.sum",
+	    "GPU Speed Of Light Throughput/Duration" } },
+	{ "sm_throughput_pct", 0, { "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+	    "GPU Speed Of Light Throughput/Compute (SM) Throughput" } },
+	{ "memory_throughput_pct", 0, {
+	    "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+	    "GPU Speed Of Light Throughput/Memory Throughput" } },
+	{ "dram_throughput_pct", 0, { "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
+	    "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+	    "GPU Speed Of Light Throughput/DRAM Throughput" } },
+	{ "l1tex_throughput_pct", 0, { "l1tex__throughput.avg.pct_of_peak_sustained_active",
+	    "GPU Speed Of Light Throughput/L1/TEX Cache Throughput" } },
+	{ "l2_throughput_pct", 0, { "lts__throughput.avg.pct_of_peak_sustained_elapsed",
+	    "GPU Speed Of Light Throughput/L2 Cache Throughput" } },
+	{ "achieved_occupancy_pct", 0, { "sm__warps_active.avg.pct_of_peak_sustained_active",
+	    "Occupancy/Achieved Occupancy" } },
+	{ "theoretical_occupancy_pct", 0, { "sm__maximum_warps_per_active_cycle_pct",
+	    "Occupancy/Theoretical Occupancy" } },
+	{ "registers_per_thread", 0, { "launch__registers_per_thread",
+	    "Launch Statistics/Registers Per Thread" } },
+	{ "block_size", 0, { "launch__block_size", "Launch Statistics/Block Size" } },
+	{ "grid_size", 0, { "launch__grid_size", "Launch Statistics/Grid Size" } },
+	{ "waves_per_sm", 0, { "launch__waves_per_multiprocessor",
+	    "Launch Statistics/Waves Per SM" } },
+	{ "ipc", 0, { "sm__inst_executed.avg.per_cycle_active",
+	    "Compute Workload Analysis/Executed Ipc Active" } },
+	{ "shared_bank_conflicts", 1, {
+	    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+	    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum" } },
+	{ "l1tex_hit_rate_pct", 0, { "l1tex__t_sector_hit_rate.pct",
+	    "Memory Workload Analysis/L1/TEX Hit Rate" } },
+	{ "l2_hit_rate_pct", 0, { "lts__t_sector_hit_rate.pct",
+	    "Memory Workload Analysis/L2 Hit Rate" } },
+	{ "tensor_pipe_pct", 0, {
+	    "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active" } },
+	{ "local_spill_requests", 1, { "l1tex__t_requests_pipe_lsu_mem_local_op_ld.sum",
+	    "l1tex__t_requests_pipe_lsu_mem_local_op_st.sum" } },
+};
+#define NKEYS (sizeof(keys) / sizeof(keys[0]))
+#define MAXL 512
+#define MAXCELLS 96
+
+/* One launch as the test reads it: only the cells the summary may use. */
+struct tl {
+	char kernel[8192];
+	long id;
+	int ncell;
+	char *name[MAXCELLS];
+	double val[MAXCELLS];
+};
+
+static double
+tscale(const char *unit)
+{
+	if (strcmp(unit, "ns") == 0)
+		return 1;
+	if (strcmp(unit, "us") == 0 || strcmp(unit, "usecond") == 0)
+		return 1e3;
+	if (strcmp(unit, "ms") == 0 || strcmp(unit, "msecond") == 0)
+		return 1e6;
+	if (strcmp(unit, "s") == 0 || strcmp(unit, "second") == 0)
+		return 1e9;
+	if (strcmp(unit, "nsecond") == 0)
+		return 1;
+	/* everything else the summary uses is %, a count or a ratio */
+	return 1;
+}
+
+static int
+tnum(const char *s, double *v)
+{
+	char buf[128], *e;
+	size_t n = 0;
+
+	if (*s == '\0' || strcmp(s, "n/a") == 0 || strcmp(s, "-") == 0)
+		return -1;
+	for (; *s && n < sizeof(buf) - 1; s++)
+		if (*s != ',')
+			buf[n++] = *s;
+	buf[n] = '\0';
+	*v = strtod(buf, &e);
+	return *e == '\0' ? 0 : -1;
+}
+
+static int
+wanted(const char *name)
+{
+	size_t i, j;
+
+	if (strncmp(name, "smsp__average_warps_issue_stalled_", 34) == 0 &&
+	    strstr(name, "_per_issue_active.ratio") != NULL)
+		return 1;
+	for (i = 0; i < NKEYS; i++)
+		for (j = 0; j < 4 && keys[i].src[j]; j++)
+			if (strcmp(keys[i].src[j], name) == 0)
+				return 1;
+	return 0;
+}
+
+static void
+tl_put(struct tl *l, const char *name, const char *cell, const char *unit)
+{
+	double v;
+
+	if (!wanted(name) || tnum(cell, &v) < 0)
+		return;
+	ck_assert_int_lt(l->ncell, MAXCELLS);
+	l->name[l->ncell] = strdup(name);
+	l->val[l->ncell++] = v * tscale(unit);
+}
+
+/* Read a page independently: launches in *out, returns their number. */
+static int
+tread(const char *path, struct tl *out)
+{
+	struct kp_err err;
+	struct kp_csv *c = kp_csv_open_path(path, &err);
+	char **hdr = NULL, **unit = NULL;
+	size_t nh = 0, i;
+	int n = 0, details = 0, r;
+	long iname = -1, isec = -1, imn = -1, imu = -1, imv = -1;
+
+	ck_assert_ptr_nonnull(c);
+	while ((r = kp_csv_next(c, &err)) == 1) {
+		size_t nf = kp_csv_nfields(c);
+		const char *id = kp_csv_field(c, 0)->s;
+
+		if (hdr == NULL) {
+			nh = nf;
+			hdr = calloc(nh, sizeof(*hdr));
+			for (i = 0; i < nh; i++) {
+				const char *h = kp_csv_field(c, i)->s;
+
+				hdr[i] = strdup(h);
+				if (strcmp(h, "Kernel Name") == 0)
+					iname = (long)i;
+				if (strcmp(h, "Section Name") == 0)
+					isec = (long)i, details = 1;
+				if (strcmp(h, "Metric Name") == 0)
+					imn = (long)i;
+				if (strcmp(h, "Metric Unit") == 0)
+					imu = (long)i;
+				if (strcmp(h, "Metric Value") == 0)
+					imv = (long)i;
+			}
+			continue;
+		}
+		if (!details && unit == NULL) {	/* the units row */
+			unit = calloc(nh, sizeof(*unit));
+			for (i = 0; i < nh; i++)
+				unit[i] = strdup(kp_csv_field(c, i)->s);
+			continue;
+		}
+		if (details && n > 0 && out[n - 1].id == atol(id)) {
+			struct tl *l = &out[n - 1];
+			char name[512];
+
+			if ((long)nf <= imv)
+				continue;	/* a rule row */
+			if (strcmp(kp_csv_field(c, (size_t)isec)->s,
+			    "Command line profiler metrics") == 0)
+				snprintf(name, sizeof(name), "%s", kp_csv_field(c, (size_t)imn)->s);
+			else
+				snprintf(name, sizeof(name), "%s/%s", kp_csv_field(c, (size_t)isec)->s,
+				    kp_csv_field(c, (size_t)imn)->s);
+			tl_put(l, name, kp_csv_field(c, (size_t)imv)->s,
+			    kp_csv_field(c, (size_t)imu)->s);
+			continue;
+		}
+		ck_assert_int_lt(n, MAXL);
+		memset(&out[n], 0, sizeof(out[n]));
+		out[n].id = atol(id);
+		snprintf(out[n].kernel, sizeof(out[n].kernel), "%s",
+		    kp_csv_field(c, (size_t)iname)->s);
+		if (details) {
+			n++;
+			/* the first row of a launch holds a metric too: reread it */
+			if ((long)nf > imv) {
+				char name[512];
+
+				if (strcmp(kp_csv_field(c, (size_t)isec)->s,
+				    "Command line profiler metrics") == 0)
+					snprintf(name, sizeof(name), "%s",
+					    kp_csv_field(c, (size_t)imn)->s);
+				else
+					snprintf(name, sizeof(name), "%s/%s",
+					    kp_csv_field(c, (size_t)isec)->s,
+					    kp_csv_field(c, (size_t)imn)->s);
+				tl_put(&out[n - 1], name, kp_csv_field(c, (size_t)imv)->s,
+				    kp_csv_field(c, (size_t)imu)->s);
+			}
+			continue;
+		}
+		for (i = 0; i < nh && i < nf; i++)
+			tl_put(&out[n], hdr[i], kp_csv_field(c, i)->s, unit[i]);
+		n++;
+	}
+	ck_assert_int_eq(r, 0);
+	for (i = 0; i < nh; i++) {
+		free(hdr[i]);
+		if (unit)
+			free(unit[i]);
+	}
+	free(hdr);
+	free(unit);
+	kp_csv_close(c);
+	return n;
+}
+
+static void
+tl_free(struct tl *l, int n)
+{
+	int i, j;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < l[i].ncell; j++)
+			free(l[i].name[j]);
+}
+
+static int
+tl_get(const struct tl *l, const char *name, double *v)
+{
+	int j;
+
+	for (j = 0; j < l->ncell; j++)
+		if (strcmp(l->name[j], name) == 0) {
+			*v = l->val[j];
+			return 0;
+		}
+	return -1;
+}
+
+/* The value of a summary key in one launch, by the first source present. */
+static int
+tkey(const struct tl *l, size_t k, double *v)
+{
+	size_t j;
+	int have = 0;
+	double x;
+
+	*v = 0;
+	for (j = 0; j < 4 && keys[k].src[j]; j++) {
+		if (tl_get(l, keys[k].src[j], &x) < 0)
+			continue;
+		if (!keys[k].sum) {
+			*v = x;
+			return 0;
+		}
+		*v += x;
+		have = 1;
+	}
+	return have ? 0 : -1;
+}
+
+static int
+cmpd(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double
+tmedian(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmpd);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void
+close_enough(const char *file, const char *what, double got, double want)
+{
+	ck_assert_msg(fabs(got - want) <= 1e-9 * fabs(want) + 1e-12,
+	    "%s: %s: got %.17g, the CSV says %.17g", file, what, got, want);
+}
+
+/* Compare one kernel's summary with the launches read independently. */
+static void
+check_kernel(const char *file, json_t *k, struct tl *l, int n)
+{
+	const char *name = json_string_value(json_object_get(k, "name"));
+	json_t *sum = json_object_get(k, "summary");
+	double v[MAXL], got;
+	int i, m, nl = 0;
+	size_t kk;
+
+	for (i = 0; i < n; i++)
+		nl += strcmp(l[i].kernel, name) == 0;
+	ck_assert_msg(nl > 0, "%s: kernel %s not in the CSV", file, name);
+	ck_assert_int_eq(json_integer_value(json_object_get(k, "launches")), nl);
+	for (kk = 0; kk < NKEYS; kk++) {
+		for (i = m = 0; i < n; i++)
+			if (strcmp(l[i].kernel, name) == 0 && tkey(&l[i], kk, &v[m]) == 0)
+				m++;
+		if (m == 0) {
+			ck_assert_msg(json_object_get(sum, keys[kk].key) == NULL,
+			    "%s: %s present but no source in the CSV", file, keys[kk].key);
+			continue;
+		}
+		ck_assert_msg(kp_summary_value(k, keys[kk].key, &got) == 0, "%s: %s absent",
+		    file, keys[kk].key);
+		close_enough(file, keys[kk].key, got, tmedian(v, m));
+	}
+	/* stalls: every reason of the CSV, none more */
+	{
+		json_t *st = json_object_get(sum, "stalls"), *x;
+		const char *reason;
+		size_t nst = 0;
+
+		json_object_foreach(st, reason, x) {
+			char metric[256];
+
+			snprintf(metric, sizeof(metric),
+			    "smsp__average_warps_issue_stalled_%s_per_issue_active.ratio", reason);
+			for (i = m = 0; i < n; i++)
+				if (strcmp(l[i].kernel, name) == 0 && tl_get(&l[i], metric, &v[m]) == 0)
+					m++;
+			ck_assert_msg(m > 0, "%s: stall %s not in the CSV", file, reason);
+			close_enough(file, reason, json_number_value(x), tmedian(v, m));
+			nst++;
+		}
+		for (i = 0; i < n; i++) {
+			size_t c = 0;
+			int j;
+
+			if (strcmp(l[i].kernel, name) != 0)
+				continue;
+			for (j = 0; j < l[i].ncell; j++)
+				c += strncmp(l[i].name[j], "smsp__average", 13) == 0;
+			ck_assert_msg(c <= nst, "%s: %zu stall metrics, summary has %zu", file, c,
+			    nst);
+		}
+	}
+}
+
+static void
+check_file(const char *path)
+{
+	static struct tl l[MAXL];
+	struct kp_err err;
+	json_t *s, *k, *launches = NULL;
+	const char *paths[1] = { path };
+	int n = tread(path, l);
+	size_t i;
+
+	s = kp_extract_files(paths, 1, 0, &launches, &err);
+	ck_assert_msg(s != NULL, "%s: %s", path, err.msg);
+	ck_assert_int_eq(json_array_size(launches), n);
+	json_array_foreach(json_object_get(s, "kernels"), i, k)
+		check_kernel(path, k, l, n);
+	tl_free(l, n);
+	json_decref(launches);
+	json_decref(s);
+}
+
+static int
+is_source_or_other(const char *p)
+{
+	return strstr(p, "source") != NULL || strstr(p, "session") != NULL ||
+	    strstr(p, "summary") != NULL;
+}
+
+/* Every raw/details capture of tests/fixtures/h200. */
+START_TEST(test_metrics_every_capture_matches_csv)
+{
+	static const char *const pats[] = { "/h200/*/*_raw*.csv", "/h200/*/*_details*.csv",
+		"/h200/*/*_raw_*.log", "/h200/*/basic_raw_200.csv" };
+	glob_t g;
+	size_t i, p, done = 0;
+
+	for (p = 0; p < sizeof(pats) / sizeof(pats[0]); p++) {
+		char pat[4096];
+
+		snprintf(pat, sizeof(pat), "%s%s", KP_FIXTURES, pats[p]);
+		ck_assert_int_eq(glob(pat, 0, NULL, &g), 0);
+		for (i = 0; i < g.gl_pathc; i++) {
+			if (is_source_or_other(g.gl_pathv[i]))
+				continue;
+			check_file(g.gl_pathv[i]);
+			done++;
+		}
+		globfree(&g);
+	}
+	/* 4 workloads x (7 stages x 2 pages + import pair + 2 baseunits) + 3
+	 * discovery + torch_mix basic_raw_200 (matched twice by the patterns) */
+	ck_assert_uint_ge(done, 4 * 18 + 3 + 1);
+}
+END_TEST
+
+static json_t *
+extract1(const char *rel, json_t **launches)
+{
+	struct kp_err err;
+	char path[4096];
+	const char *paths[1] = { path };
+	json_t *s;
+
+	snprintf(path, sizeof(path), "%s/h200/%s", KP_FIXTURES, rel);
+	s = kp_extract_files(paths, 1, 0, launches, &err);
+	ck_assert_msg(s != NULL, "%s", err.msg);
+	return s;
+}
+
+/* The issue's bar, values read off hgemm_v0/basic_raw.csv by hand. */
+START_TEST(test_metrics_hgemm_v0_basic_raw_bar)
+{
+	json_t *s = extract1("hgemm_v0/basic_raw.csv", NULL), *k = kp_summary_primary(s);
+	double v;
+
+	ck_assert_ptr_nonnull(k);
+	ck_assert_str_eq(json_string_value(json_object_get(k, "function")), "hgemm_byzj_v0");
+	ck_assert_int_eq(kp_summary_value(k, "block_size", &v), 0);
+	ck_assert_double_eq(v, 256);	/* launch__block_size "256" */
+	ck_assert_int_eq(kp_summary_value(k, "registers_per_thread", &v), 0);
+	ck_assert_double_eq(v, 32);	/* launch__registers_per_thread "32" */
+	ck_assert_int_eq(kp_summary_value(k, "sm_throughput_pct", &v), 0);
+	ck_assert_double_eq_tol(v, 80.74, 1e-9);	/* sm__throughput.avg.pct... "80.74" */
+	ck_assert_int_eq(kp_summary_value(k, "duration_ns", &v), 0);
+	ck_assert_double_eq(v, 1918432);	/* gpu__time_duration.sum "1,918,432" ns */
+	/* --set basic has no sm__inst_executed.avg.per_cycle_active: absent, not 0 */
+	ck_assert_int_eq(kp_summary_value(k, "ipc", &v), -1);
+	ck_assert_int_eq(json_integer_value(json_array_get(json_object_get(k, "block"), 0)), 16);
+	ck_assert_int_eq(json_integer_value(json_array_get(json_object_get(k, "grid"), 0)), 128);
+	ck_assert_str_eq(json_string_value(json_object_get(k, "device")), "NVIDIA H200");
+	ck_assert_str_eq(json_string_value(json_object_get(k, "cc")), "9.0");
+	ck_assert_str_eq(json_string_value(json_object_get(k, "median")), "exact");
+	json_decref(s);
+
+	/* full_raw has the IPC: sm__inst_executed.avg.per_cycle_active "3.08" */
+	s = extract1("hgemm_v0/full_raw.csv", NULL);
+	ck_assert_int_eq(kp_summary_value(kp_summary_primary(s), "ipc", &v), 0);
+	ck_assert_double_eq_tol(v, 3.08, 1e-9);
+	ck_assert_int_eq(kp_summary_value(kp_summary_primary(s), "stalls.long_scoreboard", &v), 0);
+	ck_assert_double_eq_tol(v, 3.35, 1e-9);
+	/* a full metric name through "metrics", in base units */
+	ck_assert_int_eq(kp_summary_value(kp_summary_primary(s),
+	    "dram__cycles_elapsed.avg.per_second", &v), 0);
+	ck_assert_double_eq_tol(v, 3.2e9, 0.01e9);
+	json_decref(s);
+}
+END_TEST
+
+/* stream_triad/full_raw.csv: 3 launches, durations 187,520 / 187,776 /
+ * 187,872 ns (gpu__time_duration.sum of IDs 0, 1, 2). */
+START_TEST(test_metrics_stream_triad_three_launches)
+{
+	json_t *launches, *s = extract1("stream_triad/full_raw.csv", &launches);
+	json_t *k = kp_summary_primary(s), *sp;
+	double v;
+
+	ck_assert_int_eq(json_integer_value(json_object_get(k, "launches")), 3);
+	ck_assert_int_eq(json_array_size(json_object_get(k, "ids")), 3);
+	ck_assert_int_eq(json_array_size(launches), 3);
+	ck_assert_int_eq(kp_summary_value(k, "duration_ns", &v), 0);
+	ck_assert_double_eq(v, 187776);
+	sp = json_object_get(json_object_get(k, "spread"), "duration_ns");
+	ck_assert_double_eq(json_number_value(json_object_get(sp, "min")), 187520);
+	ck_assert_double_eq(json_number_value(json_object_get(sp, "max")), 187872);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(launches, 2),
+	    "kind")), "launch");
+	json_decref(launches);
+	json_decref(s);
+}
+END_TEST
+
+/* torch_mix: the primary is the kernel with the largest total duration,
+ * summed here from the CSV independently. */
+START_TEST(test_metrics_torch_mix_primary)
+{
+	static struct tl l[MAXL];
+	char path[4096];
+	json_t *s = extract1("torch_mix/basic_raw_200.csv", NULL), *k;
+	int n, i, j, best = -1;
+	double tot[MAXL], bestv = -1, v;
+
+	snprintf(path, sizeof(path), "%s/h200/torch_mix/basic_raw_200.csv", KP_FIXTURES);
+	n = tread(path, l);
+	ck_assert_int_eq(n, 200);
+	for (i = 0; i < n; i++) {
+		tot[i] = 0;
+		for (j = 0; j < n; j++)
+			if (strcmp(l[i].kernel, l[j].kernel) == 0 &&
+			    tl_get(&l[j], "gpu__time_duration.sum", &v) == 0)
+				tot[i] += v;
+		if (tot[i] > bestv)
+			bestv = tot[i], best = i;
+	}
+	ck_assert_uint_gt(json_array_size(json_object_get(s, "kernels")), 5);
+	k = kp_summary_primary(s);
+	ck_assert_str_eq(json_string_value(json_object_get(k, "name")), l[best].kernel);
+	tl_free(l, n);
+	json_decref(s);
+}
+END_TEST
+
+/* One run, two pages: the details page rounds what the raw page prints. */
+START_TEST(test_metrics_import_raw_and_details_agree)
+{
+	static const char *const dirs[] = { "hgemm_v0", "hgemm_v1", "stream_triad",
+		"triton_hgemm" };
+	size_t d, kk;
+
+	for (d = 0; d < 4; d++) {
+		char a[256], b[256];
+		json_t *sa, *sb, *ka, *kb;
+		double x, y;
+		int compared = 0;
+
+		snprintf(a, sizeof(a), "%s/import_raw.csv", dirs[d]);
+		snprintf(b, sizeof(b), "%s/import_details.csv", dirs[d]);
+		sa = extract1(a, NULL);
+		sb = extract1(b, NULL);
+		ka = kp_summary_primary(sa);
+		kb = kp_summary_primary(sb);
+		ck_assert_str_eq(json_string_value(json_object_get(ka, "name")),
+		    json_string_value(json_object_get(kb, "name")));
+		for (kk = 0; kk < NKEYS; kk++) {
+			if (kp_summary_value(kb, keys[kk].key, &y) < 0)
+				continue;
+			ck_assert_msg(kp_summary_value(ka, keys[kk].key, &x) == 0, "%s %s",
+			    dirs[d], keys[kk].key);
+			/* two decimals in the scaled unit: 1.91 ms vs 1.914912 ms */
+			ck_assert_msg(fabs(x - y) <= fmax(0.006, 0.003 * fabs(x)),
+			    "%s: %s raw %g details %g", dirs[d], keys[kk].key, x, y);
+			compared++;
+		}
+		ck_assert_int_ge(compared, 13);
+		json_decref(sa);
+		json_decref(sb);
+	}
+}
+END_TEST
+
+/* Stage files are kept apart: the same ID in two files is two launches. */
+START_TEST(test_metrics_files_not_mixed)
+{
+	struct kp_err err;
+	char a[4096], b[4096];
+	const char *paths[2] = { a, b };
+	json_t *s, *k, *launches;
+	double v;
+
+	snprintf(a, sizeof(a), "%s/h200/hgemm_v0/basic_raw.csv", KP_FIXTURES);
+	snprintf(b, sizeof(b), "%s/h200/hgemm_v0/memory_raw.csv", KP_FIXTURES);
+	s = kp_extract_files(paths, 2, 1, &launches, &err);
+	ck_assert_ptr_nonnull(s);
+	k = kp_summary_primary(s);
+	ck_assert_int_eq(json_integer_value(json_object_get(k, "launches")), 2);
+	ck_assert_int_eq(json_array_size(json_object_get(k, "ids")), 1);
+	ck_assert_int_eq(json_array_size(launches), 2);
+	/* sm__throughput only in basic_raw (80.74): the median of the one launch */
+	ck_assert_int_eq(kp_summary_value(k, "sm_throughput_pct", &v), 0);
+	ck_assert_double_eq_tol(v, 80.74, 1e-9);
+	/* --all-metrics: every metric with value and unit */
+	ck_assert_ptr_nonnull(json_object_get(json_object_get(json_array_get(launches, 0),
+	    "metrics"), "gpu__time_duration.sum"));
+	ck_assert_uint_eq(json_array_size(json_object_get(s, "inputs")), 2);
+	json_decref(launches);
+	json_decref(s);
+}
+END_TEST
+
+START_TEST(test_metrics_function_names)
+{
+	static const char *const cases[][2] = {
+		{ "hgemm_byzj_v0(const __half *, int)", "hgemm_byzj_v0" },
+		{ "hgemm_byzj_v0", "hgemm_byzj_v0" },
+		{ "void f<(int)3>(float)", "void f<(int)3>" },
+		{ "Functor::operator()(int) ", "Functor::operator()" },
+		{ "void k<8, at::F(at::T &)::[lambda() (instance 2)]>(int, T2)",
+		  "void k<8, at::F(at::T &)::[lambda() (instance 2)]>" },
+		{ "odd)", "odd)" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *f = kp_kernel_function(cases[i][0]);
+
+		ck_assert_str_eq(f, cases[i][1]);
+		free(f);
+	}
+}
+END_TEST
+
+static const char *
+page_err(const char *text, struct kp_err *err)
+{
+	char path[] = "/tmp/check_metrics.XXXXXX";
+	int fd = mkstemp(path);
+	FILE *fp = fdopen(fd, "w");
+	const char *paths[1] = { path };
+	json_t *s;
+
+	fputs(text, fp);
+	fclose(fp);
+	s = kp_extract_files(paths, 1, 0, NULL, err);
+	unlink(path);
+	ck_assert_ptr_null(s);
+	ck_assert_int_eq(err->status, KP_EXIT_DATA);
+	return err->msg;
+}
+
+START_TEST(test_metrics_bad_inputs_are_data_errors)
+{
+	struct kp_err err;
+	const char *hdr = "\"ID\",\"Process ID\",\"Kernel Name\",\"CC\",\"m\"\n";
+	char buf[512];
+
+	ck_assert_ptr_nonnull(strstr(page_err("", &err), "empty file"));
+	ck_assert_ptr_nonnull(strstr(page_err("==PROF== hi\n", &err), "no CSV records"));
+	ck_assert_ptr_nonnull(strstr(page_err("==ERROR== The application returned an error\n",
+	    &err), "ncu reported: ==ERROR=="));
+	ck_assert_ptr_nonnull(strstr(page_err("\"Line No\",\"Source\"\n", &err),
+	    "source page"));
+	ck_assert_ptr_nonnull(strstr(page_err("\"Launch Attribute\",\"Value\"\n", &err),
+	    "session page"));
+	ck_assert_ptr_nonnull(strstr(page_err("\"hello\"\n", &err), "not ncu CSV"));
+	ck_assert_ptr_nonnull(strstr(page_err(hdr, &err), "units row"));
+	snprintf(buf, sizeof(buf), "%s\"\",\"\",\"\",\"\",\"ns\"\n", hdr);
+	ck_assert_ptr_nonnull(strstr(page_err(buf, &err), "without any launch"));
+	snprintf(buf, sizeof(buf), "%s\"\",\"\",\"\",\"\",\"ns\"\n\"0\",\"1\",\"k\"\n", hdr);
+	ck_assert_ptr_nonnull(strstr(page_err(buf, &err), ":3: 3 fields"));
+	snprintf(buf, sizeof(buf), "%s\"\",\"\",\"\",\"\",\"ns\"\n\"0\",\"1\",\"k\",\"9.0\",\"1,0", hdr);
+	ck_assert_ptr_nonnull(strstr(page_err(buf, &err), "truncated"));
+}
+END_TEST
+
+/* Unknown units are kept unscaled and listed; known ones become base units. */
+START_TEST(test_metrics_units_and_unknown_units)
+{
+	struct kp_err err;
+	char path[] = "/tmp/check_metrics.XXXXXX";
+	int fd = mkstemp(path);
+	FILE *fp = fdopen(fd, "w");
+	const char *paths[1] = { path };
+	json_t *s, *k;
+	double v;
+
+	fputs("\"ID\",\"Process ID\",\"Kernel Name\",\"CC\",\"gpu__time_duration.sum\","
+	    "\"x\",\"y\"\n\"\",\"\",\"\",\"\",\"ms\",\"furlong\",\"Gbyte/s\"\n"
+	    "\"0\",\"1\",\"k(int)\",\"9.0\",\"1.5\",\"2\",\"1,000.5\"\n", fp);
+	fclose(fp);
+	s = kp_extract_files(paths, 1, 0, NULL, &err);
+	unlink(path);
+	ck_assert_msg(s != NULL, "%s", err.msg);
+	k = kp_summary_primary(s);
+	ck_assert_int_eq(kp_summary_value(k, "duration_ns", &v), 0);
+	ck_assert_double_eq_tol(v, 1.5e6, 1e-6);
+	ck_assert_int_eq(kp_summary_value(k, "x", &v), 0);
+	ck_assert_double_eq(v, 2);
+	ck_assert_int_eq(kp_summary_value(k, "y", &v), 0);
+	ck_assert_double_eq_tol(v, 1000.5e9, 1);
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(k, "units"), "y")),
+	    "byte/s");
+	ck_assert_str_eq(json_string_value(json_array_get(json_object_get(k,
+	    "unknown_units"), 0)), "furlong");
+	json_decref(s);
+}
+END_TEST
+
+/* Past 1024 launches the median comes from a reservoir: flagged "sampled". */
+START_TEST(test_metrics_many_launches_sampled)
+{
+	struct kp_err err;
+	char path[] = "/tmp/check_metrics.XXXXXX";
+	int fd = mkstemp(path), i;
+	FILE *fp = fdopen(fd, "w");
+	const char *paths[1] = { path };
+	json_t *s, *k, *sp;
+	double v;
+
+	fputs("\"ID\",\"Process ID\",\"Kernel Name\",\"CC\",\"gpu__time_duration.sum\"\n"
+	    "\"\",\"\",\"\",\"\",\"ns\"\n", fp);
+	for (i = 0; i < 3001; i++)
+		fprintf(fp, "\"%d\",\"1\",\"k\",\"9.0\",\"%d\"\n", i, i);
+	fclose(fp);
+	s = kp_extract_files(paths, 1, 0, NULL, &err);
+	unlink(path);
+	ck_assert_ptr_nonnull(s);
+	k = kp_summary_primary(s);
+	ck_assert_str_eq(json_string_value(json_object_get(k, "median")), "sampled");
+	ck_assert_int_eq(json_array_size(json_object_get(k, "ids")), 3001);
+	ck_assert_int_eq(kp_summary_value(k, "duration_ns", &v), 0);
+	ck_assert_double_le(fabs(v - 1500), 150);	/* a sample's median, near 1500 */
+	sp = json_object_get(json_object_get(k, "spread"), "duration_ns");
+	ck_assert_double_eq(json_number_value(json_object_get(sp, "min")), 0);
+	ck_assert_double_eq(json_number_value(json_object_get(sp, "max")), 3000);
+	json_decref(s);
+}
+END_TEST
+
+static Suite *
+metrics_suite(void)
+{
+	Suite *s = suite_create("metrics");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_metrics_every_capture_matches_csv);
+	tcase_add_test(tc, test_metrics_hgemm_v0_basic_raw_bar);
+	tcase_add_test(tc, test_metrics_stream_triad_three_launches);
+	tcase_add_test(tc, test_metrics_torch_mix_primary);
+	tcase_add_test(tc, test_metrics_import_raw_and_details_agree);
+	tcase_add_test(tc, test_metrics_files_not_mixed);
+	tcase_add_test(tc, test_metrics_function_names);
+	tcase_add_test(tc, test_metrics_bad_inputs_are_data_errors);
+	tcase_add_test(tc, test_metrics_units_and_unknown_units);
+	tcase_add_test(tc, test_metrics_many_launches_sampled);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+KP_CHECK_MAIN(metrics_suite)
