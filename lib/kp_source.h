@@ -2,4 +2,113 @@
 #ifndef KP_SOURCE_H
 #define KP_SOURCE_H
 
+/*
+ * source.c: a streaming reader of `ncu --page source --csv` output.
+ *
+ * Three layouts exist, told apart by the first records:
+ *   sass       "Kernel Name",NAME then "Address","Source",METRICS...; one row per
+ *              SASS instruction.  ncu may print a launch's block twice.
+ *   cuda,sass  per source file "File Path",F / "Function Name",N, then a header
+ *              "Line No","Source","Address","Source",METRICS...; a source-line row
+ *              (Line No set) followed by its SASS rows (Line No empty), "..." rows
+ *              between runs.  Inlined code is listed under both the header line
+ *              and the calling line.
+ *   ptx        "Line No","Source"[,METRICS...]; ncu 2025.3 prints no metrics here.
+ * Every block (a "Kernel Name" or "File Path" record with its rows) is reported
+ * by KP_SRC_BLOCK before its rows.
+ */
+enum kp_src_kind { KP_SRC_SASS = 1, KP_SRC_CUDA_SASS, KP_SRC_PTX };
+enum kp_src_ev { KP_SRC_BLOCK = 1, KP_SRC_LINE, KP_SRC_INSN };
+
+struct kp_src_row {
+	enum kp_src_ev ev;
+	const char *file;	/* "File Path" of the block, "" when none */
+	const char *function;	/* "Function Name" / "Kernel Name", "" when none */
+	long line;		/* source or PTX line number, 0 when none */
+	const char *text;	/* source/PTX text (LINE) or SASS text (INSN) */
+	const char *address;	/* INSN: "0x...", else "" */
+	const double *val;	/* kp_src_nmetrics() values; NAN where "-", "" or text */
+	unsigned long csvline;	/* line of the record in the input */
+};
+
+struct kp_src;
+/* Reads up to the first header; KP_EXIT_DATA when the input is not a source page. */
+struct kp_src *kp_src_open(FILE *fp, const char *name, struct kp_err *err);
+enum kp_src_kind kp_src_kind(const struct kp_src *s);
+const char *kp_src_kind_name(enum kp_src_kind k);	/* "sass", "cuda,sass", "ptx" */
+size_t kp_src_nmetrics(const struct kp_src *s);
+const char *kp_src_metric(const struct kp_src *s, size_t i);
+int kp_src_metric_index(const struct kp_src *s, const char *name);	/* -1 if absent */
+/* Whether column i holds numbers (not "Address Space", "Access Operation", ...). */
+int kp_src_metric_numeric(const struct kp_src *s, size_t i);
+/* 1: *row filled (valid until the next call); 0: end; -1: error. */
+int kp_src_next(struct kp_src *s, struct kp_src_row *row, struct kp_err *err);
+void kp_src_close(struct kp_src *s);
+
+/* The SASS mnemonic family of an instruction text: "@!P0 HMMA.16816.F32 R0, .."
+ * -> "HMMA".  buf gets the family ("" when none); returns buf. */
+char *kp_sass_opcode(const char *text, char *buf, size_t n);
+/* The PTX mnemonic with its modifiers: "@%p1 ld.global.f32 %f1, [%rd1];" ->
+ * "ld.global.f32"; "" for directives, labels, braces and blank lines. */
+char *kp_ptx_opcode(const char *text, char *buf, size_t n);
+/* ncu's source-page stall column ("stall_short_sb") -> the reason name of the
+ * smsp__average_warps_issue_stalled_<reason> metrics ("short_scoreboard").
+ * Unknown stall_X -> X; NULL when col is no all-samples stall column. */
+const char *kp_stall_reason(const char *col, char *buf, size_t n);
+
+/*
+ * hotspots.c: ranked hotspots of one kernel's source page.
+ */
+enum kp_hs_level { KP_HS_LINE = 1, KP_HS_INSN, KP_HS_UNAVAILABLE };
+
+struct kp_hotspot {
+	enum kp_hs_level level;
+	int rank;		/* of the top-level row (instructions: their line's) */
+	char *source_file;	/* "" when unknown */
+	long line;		/* 0 when unknown */
+	char *function;
+	char *sass_opcode;
+	char *ptx_opcode;
+	char *metric;
+	double value;		/* NAN for the unavailable row */
+	char *stall_reason;	/* "" when none */
+	const char *bottleneck_class;	/* a kp-decide taxonomy id or "" */
+	const char *confidence;	/* high, medium, low, best_effort, none */
+	char *evidence;
+	char *address;		/* instruction rows; "" otherwise */
+};
+
+struct kp_hotspots {
+	enum kp_src_kind kind;
+	struct kp_hotspot *rows;
+	size_t n;
+	double total;		/* the kernel's total of the metric */
+	size_t copies;		/* launch copies aggregated */
+	size_t duplicates;	/* repeated blocks ignored */
+};
+
+struct kp_hs_opts {
+	const char *metric;	/* NULL: "Warp Stall Sampling (All Samples)" */
+	int top;		/* top-level rows, default 20 */
+	int per_line;		/* instructions under a line, default 3 */
+};
+
+#define KP_HS_DEFAULT_METRIC "Warp Stall Sampling (All Samples)"
+
+/* Read one source page and rank it.  An unknown metric is KP_EXIT_USAGE with
+ * the valid names in the message; a page without samples gives one
+ * KP_HS_UNAVAILABLE row. */
+struct kp_hotspots *kp_hotspots_read(FILE *fp, const char *name,
+    const struct kp_hs_opts *o, struct kp_err *err);
+/* One KP_HS_UNAVAILABLE row saying why. */
+struct kp_hotspots *kp_hotspots_unavailable(const char *metric, const char *why);
+void kp_hotspots_free(struct kp_hotspots *h);
+/* Bottleneck class from the opcode family of the waiting instruction (or of
+ * its producer), the stall reason and whether shared accesses conflict. */
+const char *kp_hotspot_class(const char *opcode, const char *reason, int conflicts);
+/* The CSV (header and rows, RFC 4180) to fp; -1 on a write error. */
+int kp_hotspots_write_csv(FILE *fp, const struct kp_hotspots *h, struct kp_err *err);
+/* A "hotspot" record; profile_dir may be NULL. */
+json_t *kp_hotspot_json(const struct kp_hotspot *r, const char *profile_dir);
+
 #endif

@@ -1,0 +1,160 @@
+/*
+ * kp-hotspots: rank the source lines, SASS instructions and PTX lines where a
+ * kernel spends its time, from ncu's source page.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kp.h"
+
+#define SOURCE_PAGE "details/07_source_raw.csv"
+#define HOTSPOTS_CSV "details/source_hotspots.csv"
+
+static void
+usage(FILE *fp, int status)
+{
+	fprintf(fp, "usage: kp-hotspots [--metric name] [--top n] [-o file] [file]\n"
+	    "       kp-hotspots --input file --output file\n");
+	exit(status);
+}
+
+static struct kp_hotspots *
+read_page(const char *path, const struct kp_hs_opts *o, struct kp_err *err)
+{
+	struct kp_hotspots *h;
+	FILE *fp;
+
+	if (strcmp(path, "-") == 0)
+		return kp_hotspots_read(stdin, "<stdin>", o, err);
+	if (kp_is_dir(path)) {
+		kp_errf(err, KP_EXIT_DATA, "%s: is a directory", path);
+		return NULL;
+	}
+	if ((fp = fopen(path, "rb")) == NULL) {
+		kp_errf(err, KP_EXIT_DATA, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	h = kp_hotspots_read(fp, path, o, err);
+	fclose(fp);
+	return h;
+}
+
+static void
+write_csv(const char *path, const struct kp_hotspots *h)
+{
+	struct kp_atomic a;
+	struct kp_err err;
+
+	if (kp_atomic_open(&a, path, &err) < 0)
+		kp_die_err(&err);
+	if (kp_hotspots_write_csv(a.fp, h, &err) < 0) {
+		kp_atomic_abort(&a);
+		kp_errf(&err, KP_EXIT_ENV, "%s: write error", path);
+		kp_die_err(&err);
+	}
+	if (kp_atomic_commit(&a, &err) < 0)
+		kp_die_err(&err);
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		{ "metric", required_argument, NULL, 'm' },
+		{ "top", required_argument, NULL, 'n' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "input", required_argument, NULL, 'i' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct kp_hs_opts o = { NULL, 20, 3 };
+	struct kp_hotspots *h;
+	struct kp_err err;
+	const char *input = NULL, *output = NULL;
+	char *dir = NULL, *page = NULL, *csv = NULL;
+	long long n;
+	size_t i;
+	int ch;
+
+	kp_setprogname(argv[0]);
+	while ((ch = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'm':
+			o.metric = optarg;
+			break;
+		case 'n':
+			if (kp_strtonum(optarg, 1, 1000000, &n, &err) < 0)
+				kp_die(KP_EXIT_USAGE, "--top: %s", err.msg);
+			o.top = (int)n;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'i':
+			input = optarg;
+			break;
+		case 'h':
+			usage(stdout, KP_EXIT_OK);
+			break;
+		case 'V':
+			kp_print_version();
+			return kp_close_stdout() == 0 ? KP_EXIT_OK : KP_EXIT_ENV;
+		default:
+			usage(stderr, KP_EXIT_USAGE);
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc > 1 || (argc == 1 && input != NULL))
+		usage(stderr, KP_EXIT_USAGE);
+	if (argc == 1)
+		input = argv[0];
+
+	if (input != NULL) {
+		if ((h = read_page(input, &o, &err)) == NULL)
+			kp_die_err(&err);
+		csv = output ? strdup(output) : NULL;
+	} else {
+		if (isatty(STDIN_FILENO))
+			kp_die(KP_EXIT_USAGE, "no input: give a source page or pipe a "
+			    "profile_dir record");
+		if ((dir = kp_jsonl_first_profile_dir(stdin, "<stdin>", &err)) == NULL)
+			kp_die_err(&err);
+		if (!kp_is_dir(dir))
+			kp_die(KP_EXIT_DATA, "%s: no such profile folder", dir);
+		page = kp_path_join(dir, SOURCE_PAGE);
+		csv = output ? strdup(output) : kp_path_join(dir, HOTSPOTS_CSV);
+		if (page == NULL || csv == NULL)
+			kp_die(KP_EXIT_ENV, "out of memory");
+		if (!kp_is_file(page) && !kp_is_dir(page)) {
+			char why[1024];
+
+			snprintf(why, sizeof(why), "%s has no %s (the source stage was not "
+			    "collected)", dir, SOURCE_PAGE);
+			h = kp_hotspots_unavailable(o.metric, why);
+		} else
+			h = read_page(page, &o, &err);
+		if (h == NULL)
+			kp_die_err(&err);
+	}
+	if (csv != NULL)
+		write_csv(csv, h);
+	for (i = 0; i < h->n; i++) {
+		json_t *j = kp_hotspot_json(&h->rows[i], dir);
+
+		if (j == NULL || kp_jsonl_write(stdout, j, &err) < 0) {
+			json_decref(j);
+			break;
+		}
+		json_decref(j);
+	}
+	kp_hotspots_free(h);
+	free(dir);
+	free(page);
+	free(csv);
+	return kp_close_stdout() == 0 ? KP_EXIT_OK : KP_EXIT_ENV;
+}

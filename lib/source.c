@@ -1,0 +1,470 @@
+/*
+ * source.c: a streaming reader of ncu's source page (`--page source --csv`).
+ *
+ * The page is a sequence of blocks, each opened by a "Kernel Name" (sass) or a
+ * "File Path" / "Function Name" pair (cuda,sass), then a header row naming the
+ * columns, then rows.  Columns are looked up by name in every header, so the
+ * live page and the page of an imported report (which has one more column)
+ * read the same.  Memory is one record plus one header.
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kp.h"
+
+struct kp_src {
+	struct kp_csv *csv;
+	enum kp_src_kind kind;
+	char *file, *function;
+	char **metric;		/* metric names of the first header */
+	size_t nmetric;
+	int *colmap;		/* column of the current header -> metric index or -1 */
+	size_t ncol;
+	size_t fixed;		/* leading non-metric columns: 2 or 4 */
+	double *val;
+	int pending_header;	/* kp_src_open read a header not yet reported */
+	unsigned long hdrline;
+};
+
+/* Columns that hold words or "Global(2)"-style lists, not numbers. */
+static const char *const textcols[] = {
+	"Address Space", "Access Operation", "Access Size", "L2 Explicit Evict Policies",
+};
+
+static int
+fieq(const struct kp_field *f, const char *s)
+{
+	return f != NULL && strcmp(f->s, s) == 0;
+}
+
+static int
+setstr(char **dst, const char *s)
+{
+	char *d = strdup(s);
+
+	if (d == NULL)
+		return -1;
+	free(*dst);
+	*dst = d;
+	return 0;
+}
+
+static int
+nomem(struct kp_src *s, struct kp_err *err)
+{
+	return kp_errf(err, KP_EXIT_ENV, "%s: out of memory", kp_csv_name(s->csv));
+}
+
+/* The kind a header record announces, or 0 when it is no header. */
+static enum kp_src_kind
+header_kind(struct kp_csv *c)
+{
+	const struct kp_field *f0 = kp_csv_field(c, 0), *f1 = kp_csv_field(c, 1);
+
+	if (fieq(f0, "Address") && fieq(f1, "Source"))
+		return KP_SRC_SASS;
+	if (fieq(f0, "Line No") && fieq(f1, "Source")) {
+		if (fieq(kp_csv_field(c, 2), "Address") && fieq(kp_csv_field(c, 3), "Source"))
+			return KP_SRC_CUDA_SASS;
+		return KP_SRC_PTX;
+	}
+	return 0;
+}
+
+/* Take the current record as a header: the first one fixes the metric names. */
+static int
+take_header(struct kp_src *s, enum kp_src_kind k, struct kp_err *err)
+{
+	size_t n = kp_csv_nfields(s->csv), i, j;
+	size_t fixed = k == KP_SRC_CUDA_SASS ? 4 : 2;
+
+	if (s->kind != 0 && k != s->kind)
+		return kp_errf(err, KP_EXIT_DATA, "%s:%lu: a %s header in a %s page",
+		    kp_csv_name(s->csv), kp_csv_line(s->csv), kp_src_kind_name(k),
+		    kp_src_kind_name(s->kind));
+	if (s->kind == 0) {
+		s->kind = k;
+		s->fixed = fixed;
+		s->nmetric = n > fixed ? n - fixed : 0;
+		if ((s->metric = calloc(s->nmetric + 1, sizeof(*s->metric))) == NULL ||
+		    (s->val = calloc(s->nmetric + 1, sizeof(*s->val))) == NULL)
+			return nomem(s, err);
+		for (i = 0; i < s->nmetric; i++)
+			if ((s->metric[i] = strdup(kp_csv_field(s->csv, fixed + i)->s)) == NULL)
+				return nomem(s, err);
+	}
+	free(s->colmap);
+	if ((s->colmap = calloc(n + 1, sizeof(*s->colmap))) == NULL)
+		return nomem(s, err);
+	s->ncol = n;
+	for (i = 0; i < n; i++) {
+		s->colmap[i] = -1;
+		if (i < fixed)
+			continue;
+		for (j = 0; j < s->nmetric; j++)
+			if (strcmp(s->metric[j], kp_csv_field(s->csv, i)->s) == 0) {
+				s->colmap[i] = (int)j;
+				break;
+			}
+	}
+	s->hdrline = kp_csv_line(s->csv);
+	return 0;
+}
+
+/* "Kernel Name" / "File Path" / "Function Name": 1 taken, 0 not such a record. */
+static int
+take_label(struct kp_src *s, struct kp_err *err)
+{
+	const struct kp_field *f0 = kp_csv_field(s->csv, 0), *f1 = kp_csv_field(s->csv, 1);
+	const char *v = f1 ? f1->s : "";
+
+	if (fieq(f0, "Kernel Name")) {
+		if (setstr(&s->function, v) < 0 || setstr(&s->file, "") < 0)
+			return nomem(s, err);
+		return 1;
+	}
+	if (fieq(f0, "File Path")) {
+		if (setstr(&s->file, v) < 0)
+			return nomem(s, err);
+		return 1;
+	}
+	if (fieq(f0, "Function Name")) {
+		if (setstr(&s->function, v) < 0)
+			return nomem(s, err);
+		return 1;
+	}
+	return 0;
+}
+
+struct kp_src *
+kp_src_open(FILE *fp, const char *name, struct kp_err *err)
+{
+	struct kp_src *s;
+	int r;
+
+	if ((s = calloc(1, sizeof(*s))) == NULL ||
+	    (s->csv = kp_csv_open(fp, name)) == NULL ||
+	    setstr(&s->file, "") < 0 || setstr(&s->function, "") < 0) {
+		kp_errf(err, KP_EXIT_ENV, "%s: out of memory", name);
+		kp_src_close(s);
+		return NULL;
+	}
+	while ((r = kp_csv_next(s->csv, err)) == 1) {
+		enum kp_src_kind k;
+
+		if ((r = take_label(s, err)) < 0)
+			goto fail;
+		if (r == 1)
+			continue;
+		if ((k = header_kind(s->csv)) == 0) {
+			const struct kp_field *f0 = kp_csv_field(s->csv, 0);
+
+			kp_errf(err, KP_EXIT_DATA, "%s:%lu: not an ncu source page (a record "
+			    "begins with \"%.40s\", expected \"Kernel Name\", \"File Path\" or a "
+			    "\"Line No\"/\"Address\" header)", name, kp_csv_line(s->csv),
+			    f0 ? f0->s : "");
+			goto fail;
+		}
+		if (take_header(s, k, err) < 0)
+			goto fail;
+		s->pending_header = 1;
+		return s;
+	}
+	if (r == 0)
+		kp_errf(err, KP_EXIT_DATA, "%s: not an ncu source page (no header record)", name);
+fail:
+	kp_src_close(s);
+	return NULL;
+}
+
+void
+kp_src_close(struct kp_src *s)
+{
+	size_t i;
+
+	if (s == NULL)
+		return;
+	kp_csv_close(s->csv);
+	for (i = 0; s->metric && i < s->nmetric; i++)
+		free(s->metric[i]);
+	free(s->metric);
+	free(s->colmap);
+	free(s->val);
+	free(s->file);
+	free(s->function);
+	free(s);
+}
+
+enum kp_src_kind
+kp_src_kind(const struct kp_src *s)
+{
+	return s->kind;
+}
+
+const char *
+kp_src_kind_name(enum kp_src_kind k)
+{
+	switch (k) {
+	case KP_SRC_SASS:
+		return "sass";
+	case KP_SRC_CUDA_SASS:
+		return "cuda,sass";
+	case KP_SRC_PTX:
+		return "ptx";
+	}
+	return "?";
+}
+
+size_t
+kp_src_nmetrics(const struct kp_src *s)
+{
+	return s->nmetric;
+}
+
+const char *
+kp_src_metric(const struct kp_src *s, size_t i)
+{
+	return i < s->nmetric ? s->metric[i] : NULL;
+}
+
+int
+kp_src_metric_index(const struct kp_src *s, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < s->nmetric; i++)
+		if (strcmp(s->metric[i], name) == 0)
+			return (int)i;
+	return -1;
+}
+
+int
+kp_src_metric_numeric(const struct kp_src *s, size_t i)
+{
+	size_t k;
+
+	if (i >= s->nmetric)
+		return 0;
+	for (k = 0; k < sizeof(textcols) / sizeof(textcols[0]); k++)
+		if (strcmp(s->metric[i], textcols[k]) == 0)
+			return 0;
+	return 1;
+}
+
+static void
+fill_row(struct kp_src *s, struct kp_src_row *row, enum kp_src_ev ev)
+{
+	memset(row, 0, sizeof(*row));
+	row->ev = ev;
+	row->file = s->file;
+	row->function = s->function;
+	row->text = "";
+	row->address = "";
+	row->val = s->val;
+	row->csvline = kp_csv_line(s->csv);
+}
+
+static void
+read_values(struct kp_src *s)
+{
+	size_t i, n = kp_csv_nfields(s->csv);
+
+	for (i = 0; i < s->nmetric; i++)
+		s->val[i] = NAN;
+	for (i = s->fixed; i < n && i < s->ncol; i++) {
+		const struct kp_field *f = kp_csv_field(s->csv, i);
+		double d;
+
+		if (s->colmap[i] >= 0 && kp_parse_number(f->s, f->len, &d) == KP_NUM_OK)
+			s->val[s->colmap[i]] = d;
+	}
+}
+
+static int
+parse_line_no(const struct kp_field *f, long *out)
+{
+	char *end;
+	long v;
+
+	if (f == NULL || f->len == 0 || !isdigit((unsigned char)f->s[0]))
+		return -1;
+	v = strtol(f->s, &end, 10);
+	if (*end != '\0' || v < 0)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* 1: row filled; 0: a record to skip ("..."); -1: error. */
+static int
+take_row(struct kp_src *s, struct kp_src_row *row, struct kp_err *err)
+{
+	const struct kp_field *f0 = kp_csv_field(s->csv, 0);
+	const struct kp_field *f1 = kp_csv_field(s->csv, 1);
+	const struct kp_field *f2 = kp_csv_field(s->csv, 2);
+	const struct kp_field *f3 = kp_csv_field(s->csv, 3);
+	long ln;
+
+	if (s->kind == KP_SRC_SASS) {
+		if (f0 && strncmp(f0->s, "0x", 2) == 0) {
+			fill_row(s, row, KP_SRC_INSN);
+			row->address = f0->s;
+			row->text = f1 ? f1->s : "";
+			read_values(s);
+			return 1;
+		}
+		if (fieq(f0, "..."))
+			return 0;
+	} else if (f0 && f0->len == 0) {
+		if (s->kind == KP_SRC_CUDA_SASS && f2 && strncmp(f2->s, "0x", 2) == 0) {
+			fill_row(s, row, KP_SRC_INSN);
+			row->address = f2->s;
+			row->text = f3 ? f3->s : "";
+			read_values(s);
+			return 1;
+		}
+		if (fieq(f2, "...") || fieq(f1, "..."))
+			return 0;
+	} else if (parse_line_no(f0, &ln) == 0) {
+		fill_row(s, row, KP_SRC_LINE);
+		row->line = ln;
+		row->text = f1 ? f1->s : "";
+		read_values(s);
+		return 1;
+	} else if (fieq(f0, "..."))
+		return 0;
+	return kp_errf(err, KP_EXIT_DATA, "%s:%lu: unexpected record in a %s source page "
+	    "(begins with \"%.40s\")", kp_csv_name(s->csv), kp_csv_line(s->csv),
+	    kp_src_kind_name(s->kind), f0 ? f0->s : "");
+}
+
+int
+kp_src_next(struct kp_src *s, struct kp_src_row *row, struct kp_err *err)
+{
+	int r;
+
+	if (s->pending_header) {
+		s->pending_header = 0;
+		fill_row(s, row, KP_SRC_BLOCK);
+		row->csvline = s->hdrline;
+		return 1;
+	}
+	while ((r = kp_csv_next(s->csv, err)) == 1) {
+		enum kp_src_kind k;
+
+		if ((r = take_label(s, err)) < 0)
+			return -1;
+		if (r == 1)
+			continue;
+		if ((k = header_kind(s->csv)) != 0) {
+			if (take_header(s, k, err) < 0)
+				return -1;
+			fill_row(s, row, KP_SRC_BLOCK);
+			return 1;
+		}
+		if ((r = take_row(s, row, err)) != 0)
+			return r;
+	}
+	return r;
+}
+
+char *
+kp_sass_opcode(const char *text, char *buf, size_t n)
+{
+	const char *p = text;
+	size_t k = 0;
+
+	buf[0] = '\0';
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p == '@') {	/* a predicate guard: @P0, @!PT, @UP1 */
+		while (*p && *p != ' ' && *p != '\t')
+			p++;
+		while (*p == ' ' || *p == '\t')
+			p++;
+	}
+	if (!isupper((unsigned char)*p))
+		return buf;
+	while (k + 1 < n && (isupper((unsigned char)p[k]) || isdigit((unsigned char)p[k]) ||
+	    p[k] == '_'))
+		k++;
+	/* A mnemonic ends at '.', a blank, ';' or the end: "BAR.SYNC.DEFER_BLOCKING". */
+	if (p[k] != '\0' && p[k] != '.' && p[k] != ' ' && p[k] != '\t' && p[k] != ';')
+		return buf;
+	memcpy(buf, p, k);
+	buf[k] = '\0';
+	return buf;
+}
+
+char *
+kp_ptx_opcode(const char *text, char *buf, size_t n)
+{
+	const char *p = text;
+	size_t k = 0;
+
+	buf[0] = '\0';
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p == '@') {
+		while (*p && *p != ' ' && *p != '\t')
+			p++;
+		while (*p == ' ' || *p == '\t')
+			p++;
+	}
+	if (!islower((unsigned char)*p))	/* .directives, $labels, braces, comments */
+		return buf;
+	while (k + 1 < n && p[k] && (isalnum((unsigned char)p[k]) || p[k] == '.' ||
+	    p[k] == '_'))
+		k++;
+	if (p[k] == ':')	/* a label */
+		return buf;
+	memcpy(buf, p, k);
+	buf[k] = '\0';
+	return buf;
+}
+
+/* ncu's source-page column suffixes -> smsp__average_warps_issue_stalled_<reason>. */
+static const struct {
+	const char *col, *reason;
+} reasons[] = {
+	{ "barrier", "barrier" },
+	{ "branch_resolving", "branch_resolving" },
+	{ "dispatch", "dispatch_stall" },
+	{ "drain", "drain" },
+	{ "gmma", "gmma" },
+	{ "imc", "imc_miss" },
+	{ "lg", "lg_throttle" },
+	{ "long_sb", "long_scoreboard" },
+	{ "math", "math_pipe_throttle" },
+	{ "membar", "membar" },
+	{ "mio", "mio_throttle" },
+	{ "misc", "misc" },
+	{ "no_inst", "no_instruction" },
+	{ "not_selected", "not_selected" },
+	{ "selected", "selected" },
+	{ "short_sb", "short_scoreboard" },
+	{ "sleep", "sleeping" },
+	{ "tex", "tex_throttle" },
+	{ "wait", "wait" },
+	{ "warpgroup_arrive", "warpgroup_arrive" },
+};
+
+const char *
+kp_stall_reason(const char *col, char *buf, size_t n)
+{
+	const char *x;
+	size_t i;
+
+	if (strncmp(col, "stall_", 6) != 0 || strchr(col, ' ') != NULL || col[6] == '\0')
+		return NULL;	/* "stall_mio (Not Issued)" is the not-issued share */
+	x = col + 6;
+	for (i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++)
+		if (strcmp(x, reasons[i].col) == 0) {
+			snprintf(buf, n, "%s", reasons[i].reason);
+			return buf;
+		}
+	snprintf(buf, n, "%s", x);
+	return buf;
+}
