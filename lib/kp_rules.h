@@ -24,7 +24,15 @@ json_t *kp_rules_decide(struct kp_rules *r, json_t *kernel, json_t *hotspots,
  * kp-collect's follow-up stage after basic, from the same thresholds:
  * "memory", "compute", "occupancy" or "speed-of-light".  why receives the
  * numbers behind the choice ("memory_throughput_pct 89.5 >= 60 ...").
+ * r may be NULL: then the built-in defaults, equal to the shipped rules file.
  */
 const char *kp_rules_followup(struct kp_rules *r, json_t *kernel, char *why, size_t whylen);
+
+/*
+ * Read a source_hotspots.csv (header row, RFC 4180 quoting optional) into a
+ * JSON array of row objects keyed by column; numeric cells become numbers.
+ * A file without a bottleneck_class column is an error (KP_EXIT_DATA).
+ */
+json_t *kp_rules_load_hotspots(const char *path, struct kp_err *err);
 
 #endif

@@ -1,0 +1,197 @@
+/*
+ * kp-decide: classify a profiled kernel into the bottleneck taxonomy from its
+ * metrics summary, hotspots and a rules file, citing the evidence.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libfyaml.h>
+
+#include "kp.h"
+
+static void
+usage(FILE *fp, int status)
+{
+	fprintf(fp, "usage: kp-decide [--rules FILE] [--metrics FILE] [--hotspots FILE]"
+	    " [--target FILE]\n"
+	    "                 [--kernel NAME | --kernel-index N] [-o FILE]\n");
+	exit(status);
+}
+
+/* The kernel the user asked for, or the summary's primary one (borrowed). */
+static json_t *
+pick_kernel(json_t *summary, const char *metrics, const char *name, long long index,
+    int quiet_name)
+{
+	json_t *kernels = json_object_get(summary, "kernels"), *k;
+	size_t i;
+
+	if (!json_is_array(kernels) || json_array_size(kernels) == 0)
+		kp_die(KP_EXIT_DATA, "%s: no kernels in the metrics summary", metrics);
+	if (index >= 0) {
+		if ((size_t)index >= json_array_size(kernels))
+			kp_die(KP_EXIT_NOMATCH, "%s: --kernel-index %lld: the summary has %zu "
+			    "kernels", metrics, index, json_array_size(kernels));
+		return json_array_get(kernels, (size_t)index);
+	}
+	if (name != NULL) {
+		json_array_foreach(kernels, i, k) {
+			const char *n = json_string_value(json_object_get(k, "name"));
+			const char *f = json_string_value(json_object_get(k, "function"));
+
+			if ((n != NULL && strcmp(n, name) == 0) ||
+			    (f != NULL && strcmp(f, name) == 0))
+				return k;
+		}
+		if (!quiet_name)
+			kp_die(KP_EXIT_NOMATCH, "%s: no kernel named \"%s\"", metrics, name);
+	}
+	/* "primary": the index of the kernel with the largest total duration. */
+	k = json_object_get(summary, "primary");
+	if (json_is_integer(k) && json_integer_value(k) >= 0 &&
+	    (size_t)json_integer_value(k) < json_array_size(kernels))
+		return json_array_get(kernels, (size_t)json_integer_value(k));
+	return json_array_get(kernels, 0);
+}
+
+/* A kernel name from the target file (kernel.name), or NULL. */
+static char *
+target_kernel(const char *path)
+{
+	struct kp_err err;
+	struct fy_document *d;
+	char *s;
+
+	if ((d = kp_yaml_load(path, &err)) == NULL)
+		kp_die_err(&err);
+	s = kp_yaml_str(d, "/kernel/name");
+	fy_document_destroy(d);
+	return s;
+}
+
+static void
+emit(json_t *decision, const char *profile_dir)
+{
+	struct kp_err err;
+	json_t *f, *rec;
+	size_t i;
+
+	json_array_foreach(json_object_get(decision, "findings"), i, f) {
+		rec = json_pack("{s:s, s:O, s:O, s:O, s:b}", "kind", "finding",
+		    "class", json_object_get(f, "class"),
+		    "severity", json_object_get(f, "severity"),
+		    "score", json_object_get(f, "score"), "primary", i == 0);
+		if (profile_dir != NULL)
+			json_object_set_new(rec, "profile_dir", json_string(profile_dir));
+		if (kp_jsonl_write(stdout, rec, &err) == -1)
+			kp_die_err(&err);
+		json_decref(rec);
+	}
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		{ "rules", required_argument, NULL, 'r' },
+		{ "metrics", required_argument, NULL, 'm' },
+		{ "hotspots", required_argument, NULL, 'H' },
+		{ "target", required_argument, NULL, 't' },
+		{ "kernel", required_argument, NULL, 'k' },
+		{ "kernel-index", required_argument, NULL, 'i' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *rulesf = NULL, *metrics = NULL, *hotf = NULL, *target = NULL;
+	const char *kname = NULL, *output = NULL;
+	char *profile_dir = NULL, *tname = NULL, *p_metrics = NULL, *p_hot = NULL;
+	char *p_target = NULL, *p_out = NULL;
+	long long kindex = -1;
+	struct kp_err err;
+	struct kp_rules *rules;
+	json_t *summary, *kernel, *hotspots = NULL, *decision;
+	int c;
+
+	kp_setprogname(argv[0]);
+	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'r': rulesf = optarg; break;
+		case 'm': metrics = optarg; break;
+		case 'H': hotf = optarg; break;
+		case 't': target = optarg; break;
+		case 'k': kname = optarg; break;
+		case 'i':
+			if (kp_strtonum(optarg, 0, 1000000, &kindex, &err) == -1)
+				kp_die(KP_EXIT_USAGE, "--kernel-index: %s", err.msg);
+			break;
+		case 'o': output = optarg; break;
+		case 'h': usage(stdout, KP_EXIT_OK); break;
+		case 'V': kp_print_version(); return kp_close_stdout() == 0 ? 0 : KP_EXIT_DATA;
+		default: usage(stderr, KP_EXIT_USAGE);
+		}
+	}
+	if (optind != argc)
+		usage(stderr, KP_EXIT_USAGE);
+	if (kname != NULL && kindex >= 0)
+		kp_die(KP_EXIT_USAGE, "--kernel and --kernel-index exclude each other");
+
+	if (metrics == NULL) {
+		/* A pipeline: the profile folder from the first record on stdin. */
+		if ((profile_dir = kp_jsonl_first_profile_dir(stdin, "<stdin>", &err)) == NULL)
+			kp_die_err(&err);
+		p_metrics = kp_path_join(profile_dir, "details/metrics_summary.json");
+		metrics = p_metrics;
+		if (hotf == NULL) {
+			p_hot = kp_path_join(profile_dir, "details/source_hotspots.csv");
+			if (kp_is_file(p_hot))
+				hotf = p_hot;
+		}
+		if (target == NULL) {
+			p_target = kp_path_join(profile_dir, "profile-target.yaml");
+			if (kp_is_file(p_target))
+				target = p_target;
+		}
+		if (output == NULL) {
+			p_out = kp_path_join(profile_dir, "details/bottleneck_decision.json");
+			output = p_out;
+		}
+	}
+	if (output == NULL)
+		output = "bottleneck_decision.json";
+
+	rules = rulesf != NULL ? kp_rules_load(rulesf, &err) : kp_rules_load_default(&err);
+	if (rules == NULL)
+		kp_die_err(&err);
+	if (kp_is_dir(metrics))
+		kp_die(KP_EXIT_DATA, "%s: is a directory", metrics);
+	if ((summary = kp_json_load_file(metrics, &err)) == NULL)
+		kp_die_err(&err);
+	if (!json_is_object(summary) || !json_is_array(json_object_get(summary, "kernels")))
+		kp_die(KP_EXIT_DATA, "%s: not a metrics summary (no \"kernels\" list)", metrics);
+	if (target != NULL && kname == NULL && kindex < 0)
+		kname = tname = target_kernel(target);
+	kernel = pick_kernel(summary, metrics, kname, kindex, tname != NULL);
+	if (hotf != NULL && (hotspots = kp_rules_load_hotspots(hotf, &err)) == NULL)
+		kp_die_err(&err);
+	if ((decision = kp_rules_decide(rules, kernel, hotspots, &err)) == NULL)
+		kp_die_err(&err);
+	if (kp_write_json_atomic(output, decision, JSON_INDENT(2) | JSON_SORT_KEYS |
+	    JSON_REAL_PRECISION(10), &err) == -1)
+		kp_die_err(&err);
+	emit(decision, profile_dir);
+
+	json_decref(decision);
+	json_decref(hotspots);
+	json_decref(summary);
+	kp_rules_free(rules);
+	free(tname);
+	free(profile_dir);
+	free(p_metrics);
+	free(p_hot);
+	free(p_target);
+	free(p_out);
+	return kp_close_stdout() == 0 ? KP_EXIT_OK : KP_EXIT_DATA;
+}

@@ -1,0 +1,660 @@
+/*
+ * rules_eval.c: evaluate bottleneck rules on one kernel of a metrics summary.
+ *
+ * A metric name in a rule is, in this order of look-up: a derived quantity
+ * computed here (see derive()), "stalls.<reason>", a summary key, or a full
+ * ncu metric name from the kernel's "metrics".  A rule whose metric is absent
+ * never fires: it is listed under not_evaluated, never used as evidence.
+ *
+ * Score of a fired rule (documented in kp-decide(1)):
+ *   weight * severity factor (high 1, medium 0.75, low 0.5) * (1 + excess)
+ * where excess is the mean, over the conditions that held, of how far the
+ * value lies past its threshold relative to the threshold, each capped at 1
+ * (0 for == and !=).  Then every cause is raised to one point above each
+ * fired symptom it outranks, symptoms first, so a cause always ranks first.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kp.h"
+#include "rules_int.h"
+
+struct ctx {
+	json_t *kernel, *summary, *stalls, *metrics;
+	json_t *used;		/* metrics_used */
+	double stall_sum;
+	int have_stall_sum;
+	int specs_tried;
+	double specs_sm;	/* SM count from gpu_specs.yaml, 0 if unknown */
+};
+
+static int
+num(json_t *j, double *out)
+{
+	if (!json_is_number(j))
+		return -1;
+	*out = json_number_value(j);
+	return 0;
+}
+
+static int raw_value(struct ctx *c, const char *name, double *out);
+
+static int
+both(struct ctx *c, const char *a, const char *b, double *va, double *vb)
+{
+	return raw_value(c, a, va) == 0 && raw_value(c, b, vb) == 0 ? 0 : -1;
+}
+
+static int
+sm_count(struct ctx *c, double *out)
+{
+	struct kp_err err;
+	json_t *specs, *g;
+	const char *dev;
+
+	if (raw_value(c, "launch__sm_count", out) == 0 ||
+	    raw_value(c, "device__attribute_multiprocessor_count", out) == 0)
+		return 0;
+	if (!c->specs_tried) {
+		c->specs_tried = 1;
+		dev = json_string_value(json_object_get(c->kernel, "device"));
+		if (dev != NULL && (specs = kp_specs_load(NULL, &err)) != NULL) {
+			g = kp_specs_find(specs, dev);
+			if (g != NULL)
+				num(json_object_get(g, "sm_count"), &c->specs_sm);
+			json_decref(specs);
+		}
+	}
+	if (c->specs_sm > 0) {
+		*out = c->specs_sm;
+		return 0;
+	}
+	return -1;
+}
+
+/* The smallest of ncu's per-resource block limits: blocks per SM at once. */
+static int
+block_limit(struct ctx *c, double *out)
+{
+	static const char *const lim[] = { "launch__occupancy_limit_registers",
+		"launch__occupancy_limit_shared_mem", "launch__occupancy_limit_warps",
+		"launch__occupancy_limit_blocks", NULL };
+	double v;
+	int i, have = 0;
+
+	for (i = 0; lim[i] != NULL; i++)
+		if (raw_value(c, lim[i], &v) == 0 && (!have || v < *out)) {
+			*out = v;
+			have = 1;
+		}
+	return have ? 0 : -1;
+}
+
+/* Derived quantities; 1 when name is one (then 0/-1 says present/absent in *rc). */
+static int
+derive(struct ctx *c, const char *name, double *out, int *rc)
+{
+	double a = 0, b = 0, s = 0, l = 0;
+
+	*rc = -1;
+	if (strcmp(name, "occupancy_ratio") == 0) {
+		if (both(c, "achieved_occupancy_pct", "theoretical_occupancy_pct", &a, &b) == 0 &&
+		    b > 0)
+			*out = a / b, *rc = 0;
+	} else if (strcmp(name, "sm_count") == 0) {
+		*rc = sm_count(c, out);
+	} else if (strcmp(name, "blocks_per_sm") == 0) {
+		if (raw_value(c, "grid_size", &a) == 0 && sm_count(c, &s) == 0 && s > 0)
+			*out = a / s, *rc = 0;
+	} else if (strcmp(name, "waves_per_sm") == 0) {
+		if (raw_value(c, "waves_per_sm", out) == 0)
+			*rc = 0;
+		else if (raw_value(c, "grid_size", &a) == 0 && sm_count(c, &s) == 0 &&
+		    block_limit(c, &l) == 0 && s > 0 && l > 0)
+			*out = a / (s * l), *rc = 0;
+	} else if (strcmp(name, "shared_conflict_share") == 0) {
+		if (raw_value(c, "shared_bank_conflicts", &a) == 0 &&
+		    both(c, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+		    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", &b, &s) == 0 &&
+		    (b + s > 0 || a == 0))
+			*out = b + s > 0 ? a / (b + s) : 0, *rc = 0;	/* no accesses: no conflicts */
+	} else if (strcmp(name, "global_load_sectors_per_request") == 0) {
+		if (both(c, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+		    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", &a, &b) == 0 && b > 0)
+			*out = a / b, *rc = 0;
+	} else if (strcmp(name, "threads_per_inst") == 0) {
+		*rc = raw_value(c, "smsp__thread_inst_executed_per_inst_executed.ratio", out);
+	} else if (strncmp(name, "stall_share.", 12) == 0) {
+		if (!c->have_stall_sum) {
+			const char *k;
+			json_t *v;
+
+			c->stall_sum = 0;
+			json_object_foreach(c->stalls, k, v)
+				if (json_is_number(v))
+					c->stall_sum += json_number_value(v);
+			c->have_stall_sum = 1;
+		}
+		if (num(json_object_get(c->stalls, name + 12), &a) == 0 && c->stall_sum > 0)
+			*out = a / c->stall_sum, *rc = 0;
+	} else
+		return 0;
+	return 1;
+}
+
+static int
+raw_value(struct ctx *c, const char *name, double *out)
+{
+	if (strncmp(name, "stalls.", 7) == 0)
+		return num(json_object_get(c->stalls, name + 7), out);
+	if (num(json_object_get(c->summary, name), out) == 0)
+		return 0;
+	return num(json_object_get(c->metrics, name), out);
+}
+
+/* The value of a rule's metric name; recorded in metrics_used when present. */
+static int
+value(struct ctx *c, const char *name, double *out)
+{
+	int rc;
+
+	if (!derive(c, name, out, &rc))
+		rc = raw_value(c, name, out);
+	if (rc == 0 && c->used != NULL)
+		json_object_set_new(c->used, name, json_real(*out));
+	return rc;
+}
+
+static int
+holds(const struct kp_cond *k, double v)
+{
+	switch (k->op) {
+	case KP_OP_GT: return v > k->value;
+	case KP_OP_GE: return v >= k->value;
+	case KP_OP_LT: return v < k->value;
+	case KP_OP_LE: return v <= k->value;
+	case KP_OP_EQ: return v == k->value;
+	case KP_OP_NE: return v != k->value;
+	}
+	return 0;
+}
+
+/* How far past its threshold a held condition lies, relative, capped at 1. */
+static double
+excess(const struct kp_cond *k, double v)
+{
+	double d;
+
+	if (k->op == KP_OP_EQ || k->op == KP_OP_NE)
+		return 0;
+	d = (k->op == KP_OP_GT || k->op == KP_OP_GE) ? v - k->value : k->value - v;
+	if (k->value == 0)
+		return d > 0 ? 1 : 0;
+	d /= fabs(k->value);
+	return d > 1 ? 1 : d < 0 ? 0 : d;
+}
+
+static json_t *
+evidence_item(const struct kp_cond *k, double v)
+{
+	return json_pack("{s:s, s:f, s:s, s:f}", "metric", k->metric, "value", v,
+	    "op", kp_op_name(k->op), "threshold", k->value);
+}
+
+/* A number for people: up to 4 significant digits, no exponent for usual sizes. */
+static void
+fmtnum(char *buf, size_t len, double v)
+{
+	if (v == floor(v) && fabs(v) < 1e15)
+		snprintf(buf, len, "%.0f", v);
+	else if (fabs(v) >= 100)
+		snprintf(buf, len, "%.1f", v);
+	else
+		snprintf(buf, len, "%.4g", v);
+}
+
+/* Fill {name} placeholders; an absent metric reads "n/a". */
+static json_t *
+render(struct ctx *c, const char *t)
+{
+	size_t cap = strlen(t) + 256, n = 0;
+	char *out = malloc(cap), name[256], val[64];
+	const char *o, *e;
+	json_t *j;
+	double v;
+
+	if (out == NULL)
+		return NULL;
+	while (*t != '\0') {
+		const char *piece = t;
+		size_t plen = 1;
+
+		if (*t == '{' && (e = strchr(t, '}')) != NULL && (size_t)(e - t - 1) < sizeof(name)) {
+			o = t + 1;
+			memcpy(name, o, (size_t)(e - o));
+			name[e - o] = '\0';
+			if (value(c, name, &v) == 0)
+				fmtnum(val, sizeof(val), v);
+			else
+				snprintf(val, sizeof(val), "n/a");
+			piece = val;
+			plen = strlen(val);
+			t = e + 1;
+		} else
+			t++;
+		if (n + plen + 1 > cap) {
+			char *p = realloc(out, cap = 2 * cap + plen);
+			if (p == NULL) {
+				free(out);
+				return NULL;
+			}
+			out = p;
+		}
+		memcpy(out + n, piece, plen);
+		n += plen;
+	}
+	out[n] = '\0';
+	j = json_string(out);
+	free(out);
+	return j;
+}
+
+/* What a derived quantity is made of, for "missing ..." reasons. */
+static const char *
+derived_inputs(const char *name)
+{
+	static const char *const d[][2] = {
+		{ "occupancy_ratio", " (achieved_occupancy_pct, theoretical_occupancy_pct)" },
+		{ "sm_count", " (launch__sm_count, device__attribute_multiprocessor_count, gpu_specs.yaml)" },
+		{ "blocks_per_sm", " (grid_size, sm_count)" },
+		{ "waves_per_sm", " (waves_per_sm, or grid_size, sm_count, launch__occupancy_limit_*)" },
+		{ "shared_conflict_share", " (shared_bank_conflicts, l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum, _op_st.sum)" },
+		{ "global_load_sectors_per_request", " (l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum, l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum)" },
+		{ "threads_per_inst", " (smsp__thread_inst_executed_per_inst_executed.ratio)" },
+	};
+	size_t i;
+
+	if (strncmp(name, "stall_share.", 12) == 0)
+		return " (summary stalls)";
+	for (i = 0; i < sizeof(d) / sizeof(d[0]); i++)
+		if (strcmp(d[i][0], name) == 0)
+			return d[i][1];
+	return "";
+}
+
+struct fired {
+	size_t rule;
+	double score;
+	json_t *evidence;
+};
+
+/*
+ * Evaluate one rule: 1 fired (f filled), 0 did not, -1 not evaluated (a needed
+ * metric is absent; *missing names it).
+ */
+static int
+eval_rule(struct ctx *c, const struct kp_rule *r, struct fired *f, const char **missing)
+{
+	double v, ex = 0;
+	size_t i, nheld = 0;
+	int anyheld = 0, anymissing = 0;
+	const char *miss = NULL;
+
+	f->evidence = json_array();
+	for (i = 0; i < r->nall; i++) {
+		if (value(c, r->all[i].metric, &v) == -1) {
+			if (miss == NULL)
+				miss = r->all[i].metric;
+			continue;
+		}
+		if (!holds(&r->all[i], v)) {
+			json_decref(f->evidence);
+			return 0;	/* false on real data: evaluated, not fired */
+		}
+		json_array_append_new(f->evidence, evidence_item(&r->all[i], v));
+		ex += excess(&r->all[i], v);
+		nheld++;
+	}
+	for (i = 0; i < r->nany; i++) {
+		if (value(c, r->any[i].metric, &v) == -1) {
+			if (!anymissing && miss == NULL)
+				miss = r->any[i].metric;
+			anymissing = 1;
+			continue;
+		}
+		if (holds(&r->any[i], v)) {
+			json_array_append_new(f->evidence, evidence_item(&r->any[i], v));
+			ex += excess(&r->any[i], v);
+			nheld++;
+			anyheld = 1;
+		}
+	}
+	if (nheld < r->nall || (r->nany > 0 && !anyheld && anymissing)) {
+		/* An all-condition, or every any-condition that could hold, is missing. */
+		json_decref(f->evidence);
+		*missing = miss;
+		return -1;
+	}
+	if (r->nany > 0 && !anyheld) {
+		json_decref(f->evidence);
+		return 0;
+	}
+	{
+		static const double sevf[] = { 1.0, 0.75, 0.5 };
+		f->score = r->weight * sevf[r->severity] * (1 + (nheld ? ex / nheld : 0));
+	}
+	return 1;
+}
+
+static int
+by_score(const void *a, const void *b)
+{
+	const struct fired *x = a, *y = b;
+
+	if (x->score != y->score)
+		return x->score < y->score ? 1 : -1;
+	return x->rule < y->rule ? -1 : x->rule > y->rule;
+}
+
+/* Causes above their symptoms: repeat until stable (the graph is acyclic). */
+static void
+apply_outranks(struct kp_rules *r, struct fired *f, size_t nf)
+{
+	size_t pass, i, j, k;
+	int changed = 1;
+
+	for (pass = 0; changed && pass <= r->nrules; pass++) {
+		changed = 0;
+		for (i = 0; i < nf; i++) {
+			const struct kp_rule *a = &r->rules[f[i].rule];
+
+			for (k = 0; k < a->noutranks; k++)
+				for (j = 0; j < nf; j++)
+					if (f[j].rule == a->outranks[k] &&
+					    f[i].score < f[j].score + 1) {
+						f[i].score = f[j].score + 1;
+						changed = 1;
+					}
+		}
+	}
+}
+
+static json_t *
+hotspots_of(json_t *hotspots, const char *cls)
+{
+	json_t *out = json_array(), *row;
+	size_t i;
+
+	json_array_foreach(hotspots, i, row) {
+		const char *b = json_string_value(json_object_get(row, "bottleneck_class"));
+		if (b != NULL && strcmp(b, cls) == 0)
+			json_array_append(out, row);
+	}
+	return out;
+}
+
+static json_t *
+finding(struct ctx *c, struct kp_rules *r, struct fired *f, json_t *hotspots)
+{
+	const struct kp_rule *rule = &r->rules[f->rule];
+	json_t *acts = json_array(), *o;
+	size_t i;
+
+	for (i = 0; i < rule->nactions; i++)
+		json_array_append_new(acts, json_string(rule->actions[i]));
+	o = json_pack("{s:s, s:s, s:f, s:o, s:o, s:o, s:o}", "class", rule->id,
+	    "severity", kp_sev_name(rule->severity), "score", round(f->score * 100) / 100,
+	    "evidence", f->evidence, "text", render(c, rule->evidence),
+	    "hotspots", hotspots_of(hotspots, rule->id), "next_actions", acts);
+	f->evidence = NULL;	/* stolen */
+	return o;
+}
+
+json_t *
+kp_rules_decide(struct kp_rules *r, json_t *kernel, json_t *hotspots, struct kp_err *err)
+{
+	struct ctx c;
+	struct fired *f;
+	size_t nf = 0, i;
+	json_t *out, *findings, *noteval, *name;
+	const char *missing;
+
+	if (!json_is_object(kernel) || !json_is_object(json_object_get(kernel, "summary"))) {
+		kp_errf(err, KP_EXIT_DATA, "kernel object without a \"summary\"");
+		return NULL;
+	}
+	memset(&c, 0, sizeof(c));
+	c.kernel = kernel;
+	c.summary = json_object_get(kernel, "summary");
+	c.stalls = json_object_get(c.summary, "stalls");
+	c.metrics = json_object_get(kernel, "metrics");
+	c.used = json_object();
+	if ((f = calloc(r->nrules, sizeof(*f))) == NULL) {
+		json_decref(c.used);
+		kp_errf(err, KP_EXIT_DATA, "out of memory");
+		return NULL;
+	}
+	findings = json_array();
+	noteval = json_array();
+	for (i = 0; i < r->nrules; i++) {
+		int rc = eval_rule(&c, &r->rules[i], &f[nf], &missing);
+		char why[512];
+
+		if (rc == 1)
+			f[nf++].rule = i;
+		else if (rc == -1) {
+			snprintf(why, sizeof(why), "missing %s%s", missing, derived_inputs(missing));
+			json_array_append_new(noteval, json_pack("{s:s, s:s}", "class",
+			    r->rules[i].id, "reason", why));
+		}
+	}
+	apply_outranks(r, f, nf);
+	qsort(f, nf, sizeof(*f), by_score);
+	for (i = 0; i < nf; i++)
+		json_array_append_new(findings, finding(&c, r, &f[i], hotspots));
+	name = json_object_get(kernel, "name");
+	out = json_pack("{s:s, s:O, s:o, s:o, s:o, s:o}", "schema", "kp-bottleneck-decision/1",
+	    "kernel", name ? name : json_null(),
+	    "primary", nf > 0 ? json_string(r->rules[f[0].rule].id) : json_null(),
+	    "findings", findings, "not_evaluated", noteval, "metrics_used", c.used);
+	free(f);
+	if (out == NULL)
+		kp_errf(err, KP_EXIT_DATA, "out of memory");
+	return out;
+}
+
+/* ---- kp-collect's follow-up choice ---- */
+
+static int
+sumval(json_t *kernel, const char *key, double *out)
+{
+	return num(json_object_get(json_object_get(kernel, "summary"), key), out);
+}
+
+const char *
+kp_rules_followup(struct kp_rules *r, json_t *kernel, char *why, size_t whylen)
+{
+	static const char *const memkeys[] = { "memory_throughput_pct", "dram_throughput_pct",
+		"l1tex_throughput_pct", "l2_throughput_pct", NULL };
+	const struct kp_followup *t = r != NULL ? &r->fu : &kp_followup_defaults;
+	const char *memkey = NULL;
+	double mem = 0, sm = 0, ach = 0, th = 0, ipc = 0, v;
+	int have_sm, have_ach, have_th, have_ipc, i;
+	char b1[32], b2[32];
+
+	if (why == NULL || whylen == 0)
+		why = b1, whylen = 0;
+	for (i = 0; memkeys[i] != NULL; i++)
+		if (sumval(kernel, memkeys[i], &v) == 0 && (memkey == NULL || v > mem)) {
+			mem = v;
+			memkey = memkeys[i];
+		}
+	have_sm = sumval(kernel, "sm_throughput_pct", &sm) == 0;
+	have_ach = sumval(kernel, "achieved_occupancy_pct", &ach) == 0;
+	have_th = sumval(kernel, "theoretical_occupancy_pct", &th) == 0;
+	have_ipc = sumval(kernel, "ipc", &ipc) == 0;
+#define WHY(...) do { if (whylen) snprintf(why, whylen, __VA_ARGS__); } while (0)
+	if (memkey != NULL && mem >= t->memory_dominant_pct && (!have_sm || mem >= sm)) {
+		fmtnum(b1, sizeof(b1), mem);
+		fmtnum(b2, sizeof(b2), sm);
+		WHY("%s %s >= %g (memory_dominant_pct), sm_throughput_pct %s", memkey, b1,
+		    t->memory_dominant_pct, have_sm ? b2 : "n/a");
+		return "memory";
+	}
+	if (have_sm && sm >= t->sm_dominant_pct && (memkey == NULL || sm > mem)) {
+		fmtnum(b1, sizeof(b1), sm);
+		fmtnum(b2, sizeof(b2), mem);
+		WHY("sm_throughput_pct %s >= %g (sm_dominant_pct), %s %s", b1,
+		    t->sm_dominant_pct, memkey ? memkey : "memory", memkey ? b2 : "n/a");
+		return "compute";
+	}
+	if (have_ach && ach < t->low_occupancy_pct) {
+		fmtnum(b1, sizeof(b1), ach);
+		WHY("achieved_occupancy_pct %s < %g (low_occupancy_pct)", b1,
+		    t->low_occupancy_pct);
+		return "occupancy";
+	}
+	if (have_ach && have_th && th > 0 && ach / th < t->occupancy_gap_ratio) {
+		fmtnum(b1, sizeof(b1), ach);
+		fmtnum(b2, sizeof(b2), th);
+		WHY("achieved_occupancy_pct %s / theoretical_occupancy_pct %s = %.2f < %g "
+		    "(occupancy_gap_ratio)", b1, b2, ach / th, t->occupancy_gap_ratio);
+		return "occupancy";
+	}
+	if (have_sm && memkey != NULL && have_ipc && sm < t->low_both_pct &&
+	    mem < t->low_both_pct && ipc < t->low_ipc) {
+		fmtnum(b1, sizeof(b1), sm);
+		fmtnum(b2, sizeof(b2), mem);
+		WHY("sm_throughput_pct %s and %s %s < %g (low_both_pct), ipc %.2f < %g (low_ipc)",
+		    b1, memkey, b2, t->low_both_pct, ipc, t->low_ipc);
+		return "occupancy";
+	}
+	fmtnum(b1, sizeof(b1), sm);
+	fmtnum(b2, sizeof(b2), mem);
+	WHY("no unit dominates: sm_throughput_pct %s, %s %s", have_sm ? b1 : "n/a",
+	    memkey ? memkey : "memory", memkey ? b2 : "n/a");
+#undef WHY
+	return "speed-of-light";
+}
+
+/* ---- source_hotspots.csv ---- */
+
+/* One RFC 4180 field from *p into out; *end says the record ended with it. */
+static void
+csv_field(const char **p, char *out, int *end)
+{
+	const char *s = *p;
+	size_t n = 0;
+
+	if (*s == '"') {
+		for (s++; *s != '\0'; s++) {
+			if (*s != '"')
+				out[n++] = *s;
+			else if (s[1] == '"')
+				out[n++] = '"', s++;
+			else {
+				s++;
+				break;
+			}
+		}
+		while (*s != '\0' && *s != ',' && *s != '\n')
+			s++;
+	} else
+		while (*s != '\0' && *s != ',' && *s != '\n')
+			out[n++] = *s++;
+	if (n > 0 && out[n - 1] == '\r')
+		n--;
+	if (*s == '\r')
+		s++;
+	out[n] = '\0';
+	*end = *s != ',';
+	if (*s != '\0')
+		s++;
+	*p = s;
+}
+
+/* A cell as JSON: numbers as numbers (line, value, confidence), else a string. */
+static json_t *
+cell(const char *s)
+{
+	char *e;
+	double v;
+
+	if (*s == '\0')
+		return json_string(s);
+	v = strtod(s, &e);
+	if (*e != '\0' || !isfinite(v))
+		return json_string(s);
+	if (v == floor(v) && fabs(v) < 9007199254740992.0)
+		return json_integer((json_int_t)v);
+	return json_real(v);
+}
+
+json_t *
+kp_rules_load_hotspots(const char *path, struct kp_err *err)
+{
+	char *text, *buf = NULL;
+	const char *p;
+	json_t *cols = NULL, *rows = NULL, *cn;
+	size_t len, line = 1, k;
+	int end = 0, found = 0;
+
+	if (kp_is_dir(path)) {
+		kp_errf(err, KP_EXIT_DATA, "%s: is a directory", path);
+		return NULL;
+	}
+	if ((text = kp_read_file(path, &len, err)) == NULL)
+		return NULL;
+	if ((buf = malloc(len + 1)) == NULL) {
+		kp_errf(err, KP_EXIT_DATA, "out of memory");
+		goto bad;
+	}
+	cols = json_array();
+	rows = json_array();
+	for (p = text; *p != '\0' && !end; ) {
+		csv_field(&p, buf, &end);
+		json_array_append_new(cols, json_string(buf));
+	}
+	json_array_foreach(cols, k, cn)
+		if (strcmp(json_string_value(cn), "bottleneck_class") == 0)
+			found = 1;
+	if (!found) {
+		kp_errf(err, KP_EXIT_DATA, "%s:1: no bottleneck_class column: not a "
+		    "source_hotspots.csv", path);
+		goto bad;
+	}
+	while (*p != '\0') {
+		json_t *row;
+
+		line++;
+		if (*p == '\n' || (*p == '\r' && p[1] == '\n')) {
+			p += *p == '\r' ? 2 : 1;
+			continue;
+		}
+		row = json_object();
+		for (k = 0, end = 0; !end; k++) {
+			csv_field(&p, buf, &end);
+			if (k < json_array_size(cols))
+				json_object_set_new(row, json_string_value(json_array_get(cols, k)),
+				    cell(buf));
+		}
+		if (k != json_array_size(cols)) {
+			json_decref(row);
+			kp_errf(err, KP_EXIT_DATA, "%s:%zu: %zu fields, the header has %zu", path,
+			    line, k, json_array_size(cols));
+			goto bad;
+		}
+		json_array_append_new(rows, row);
+	}
+	json_decref(cols);
+	free(buf);
+	free(text);
+	return rows;
+bad:
+	json_decref(cols);
+	json_decref(rows);
+	free(buf);
+	free(text);
+	return NULL;
+}
