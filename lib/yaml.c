@@ -158,9 +158,11 @@ kp_yaml_line(struct fy_node *n)
 	void *it = NULL;
 
 	while (n != NULL && t == NULL) {
-		if (fy_node_is_scalar(n))
-			t = fy_node_get_scalar_token(n);
-		else if (fy_node_is_mapping(n)) {
+		if (fy_node_is_scalar(n)) {
+			/* a scalar can lack a token (invalid UTF-8 around it): no line */
+			if ((t = fy_node_get_scalar_token(n)) == NULL)
+				return 0;
+		} else if (fy_node_is_mapping(n)) {
 			struct fy_node_pair *p = fy_node_mapping_iterate(n, &it);
 			if (p == NULL)
 				return 0;
