@@ -269,6 +269,14 @@ load_hotspots(const char *dir, struct kp_err *err, int *bad)
 			}
 			continue;
 		}
+		if (json_array_size(f) != json_array_size(head)) {
+			/* a row cut short (truncated file) or with extra cells: not ours */
+			kp_errf(err, KP_EXIT_DATA, "%s:%lu: %zu fields, the header has %zu", p, ln,
+			    json_array_size(f), json_array_size(head));
+			json_decref(f);
+			*bad = 1;
+			break;
+		}
 		o = json_object();
 		json_array_foreach(f, i, v)
 			if (i < json_array_size(head))
@@ -278,6 +286,10 @@ load_hotspots(const char *dir, struct kp_err *err, int *bad)
 	}
 	free(line);
 	fclose(fp);
+	if (head == NULL && !*bad) {
+		kp_errf(err, KP_EXIT_DATA, "%s: empty: no source_hotspots.csv header", p);
+		*bad = 1;
+	}
 	free(p);
 	json_decref(head);
 	if (*bad) {
