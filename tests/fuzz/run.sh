@@ -3,6 +3,8 @@
 # against the library sources, seed it with the fixtures, run it for
 # FUZZ_SECONDS (default 60) each, and keep any crash under tests/fuzz/crashes/.
 # Prints one line per target: executions, and crashes found.
+# Usage: tests/fuzz/run.sh [NAME...]   (NAME: fuzz_csv, fuzz_target...; default all)
+# Seeds: the fixtures, plus tests/fuzz/seeds/NAME/ where it exists.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 2
@@ -17,8 +19,9 @@ mkdir -p "$out" tests/fuzz/crashes
 flags="-std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -DKP_VERSION=\"fuzz\" -DKP_DATADIR=\"/nonexistent\" -g -O1 -fsanitize=fuzzer,address,undefined -Ilib $(pkg-config --cflags libfyaml jansson)"
 libs="$(pkg-config --libs libfyaml jansson) -lm"
 status=0
-for src in tests/fuzz/fuzz_*.c; do
-	name=$(basename "$src" .c)
+[ $# -gt 0 ] || set -- $(ls tests/fuzz/fuzz_*.c | sed 's,.*/,,; s,\.c$,,')
+for name in "$@"; do
+	src=tests/fuzz/$name.c
 	if ! $CLANG $flags -o "$out/$name" "$src" lib/*.c $libs 2>"$out/$name.build.log"; then
 		echo "$name: build failed (see $out/$name.build.log)"
 		status=1
@@ -29,8 +32,10 @@ for src in tests/fuzz/fuzz_*.c; do
 	case $name in
 	fuzz_csv) find tests/fixtures/h200 -name '*.csv' -size -200k -exec cp {} "$corpus"/ \; ;;
 	fuzz_jsonl) printf '{"profile_dir":"profile/x","kind":"target"}\n' >"$corpus/rec.jsonl" ;;
+	fuzz_rules) cp references/rules/*.yaml "$corpus"/ ;;
 	*) find references tests/fixtures -name '*.yaml' -size -200k -exec cp {} "$corpus"/ \; 2>/dev/null ;;
 	esac
+	[ ! -d tests/fuzz/seeds/"$name" ] || cp tests/fuzz/seeds/"$name"/* "$corpus"/
 	log=$out/$name.log
 	"$out/$name" -max_total_time="$secs" -max_len=65536 -artifact_prefix=tests/fuzz/crashes/"$name"- \
 		"$corpus" >"$log" 2>&1
