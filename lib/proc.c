@@ -221,7 +221,7 @@ kp_proc_run(const struct kp_proc *p, struct kp_proc_result *r, struct kp_err *er
 
 	memset(r, 0, sizeof(*r));
 	outfd = open(p->out_path != NULL ? p->out_path : "/dev/null",
-	    O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	    O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (outfd < 0)
 		return kp_errno(err, KP_EXIT_ENV, p->out_path != NULL ? p->out_path : "/dev/null");
 	if (pipe(pp) < 0) {
