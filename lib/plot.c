@@ -450,6 +450,7 @@ hotspots(struct kp_plot_panel *pn, const char *details, struct kp_err *err)
 	FILE *fp;
 	int rc = 0;
 
+	memset(all, 0, sizeof all);	/* v2 is unused here, but written to hotspots.dat */
 	if (p == NULL || src == NULL || !kp_is_file(p)) {
 		if (src != NULL && kp_is_file(src))
 			empty(pn, "source page not ranked: run kp-hotspots", NULL);
