@@ -37,7 +37,7 @@ for name in "$@"; do
 	esac
 	[ ! -d tests/fuzz/seeds/"$name" ] || cp tests/fuzz/seeds/"$name"/* "$corpus"/
 	log=$out/$name.log
-	"$out/$name" -max_total_time="$secs" -max_len=65536 -artifact_prefix=tests/fuzz/crashes/"$name"- \
+	"$out/$name" -max_total_time="$secs" -timeout=10 -max_len=65536 -artifact_prefix=tests/fuzz/crashes/"$name"- \
 		"$corpus" >"$log" 2>&1
 	rc=$?
 	execs=$(sed -n 's/^Done \([0-9]*\) runs.*/\1/p' "$log" | tail -1)
