@@ -513,8 +513,10 @@ explain(struct run *r, enum kp_stage s, const struct kp_ncu_verdict *v)
 	const char *nv = tstr(r->target, "kernel", "nvtx_range");
 	json_t *k;
 	size_t i;
-	char *cmd = kp_commands_text(json_pack("[{s:s, s:o}]", "stage", "target", "argv",
-	    target_argv(r->target)), NULL);
+	json_t *one = json_pack("[{s:s, s:o}]", "stage", "target", "argv", target_argv(r->target));
+	char *cmd = kp_commands_text(one, NULL);
+
+	json_decref(one);
 
 	switch (v->outcome) {
 	case KP_OUT_NOMATCH:
@@ -868,11 +870,13 @@ prepare(struct run *r, const char *stages_spec)
 	json_object_set_new(r->manifest, "timeout_seconds", json_real(r->timeout));
 }
 
+/* File-level, so that what they hold stays reachable when a failure exits. */
+static struct opts o;
+static struct run r;
+
 int
 main(int argc, char **argv)
 {
-	struct opts o;
-	struct run r;
 	struct kp_err err;
 	unsigned mask;
 	int autop, ch;
