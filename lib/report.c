@@ -1083,9 +1083,8 @@ sec_next(struct rep *r)
 		fprintf(r->fp, "%d. Classify with the rules: `kp-decide --metrics %s/details/metrics_summary.json"
 		    " --output %s/details/bottleneck_decision.json`\n", ++n, r->dir, r->dir);
 	if (r->kernel != NULL && json_integer_value(json_object_get(r->kernel, "launches")) <= 1)
-		fprintf(r->fp, "%d. Measure noise with three launches: set `profiling.launch_count: 3`"
-		    " in %s/profile-target.yaml and run `kp-collect %s/profile-target.yaml` again\n",
-		    ++n, r->dir, r->dir);
+		fprintf(r->fp, "%d. Measure noise with three launches: `kp-collect --launch-count 3"
+		    " %s/profile-target.yaml`\n", ++n, r->dir);
 	if (r->kernel != NULL)
 		fprintf(r->fp, "%d. After changing the kernel, profile again and compare:"
 		    " `kp-compare --current NEW_PROFILE_DIR --baseline %s`\n", ++n, r->dir);
