@@ -42,6 +42,27 @@ read_page(const char *path, const struct kp_hs_opts *o, struct kp_err *err)
 	return h;
 }
 
+/* After an unknown --metric: list the page's numeric columns on stderr. */
+static void
+list_metrics(const char *path)
+{
+	struct kp_src *s;
+	struct kp_err err;
+	FILE *fp = strcmp(path, "-") == 0 ? NULL : fopen(path, "rb");
+	size_t i;
+
+	if (fp == NULL)
+		return;
+	if ((s = kp_src_open(fp, path, &err)) != NULL) {
+		fprintf(stderr, "%s: metrics of this page:\n", kp_progname());
+		for (i = 0; i < kp_src_nmetrics(s); i++)
+			if (kp_src_metric_numeric(s, i))
+				fprintf(stderr, "\t%s\n", kp_src_metric(s, i));
+		kp_src_close(s);
+	}
+	fclose(fp);
+}
+
 static void
 write_csv(const char *path, const struct kp_hotspots *h)
 {
@@ -115,8 +136,14 @@ main(int argc, char *argv[])
 		input = argv[0];
 
 	if (input != NULL) {
-		if ((h = read_page(input, &o, &err)) == NULL)
+		if ((h = read_page(input, &o, &err)) == NULL) {
+			if (err.status == KP_EXIT_USAGE) {
+				kp_warn("%s", err.msg);
+				list_metrics(input);
+				exit(KP_EXIT_USAGE);
+			}
 			kp_die_err(&err);
+		}
 		csv = output ? strdup(output) : NULL;
 	} else {
 		if (isatty(STDIN_FILENO))
@@ -138,8 +165,14 @@ main(int argc, char *argv[])
 			h = kp_hotspots_unavailable(o.metric, why);
 		} else
 			h = read_page(page, &o, &err);
-		if (h == NULL)
+		if (h == NULL) {
+			if (err.status == KP_EXIT_USAGE) {
+				kp_warn("%s", err.msg);
+				list_metrics(page);
+				exit(KP_EXIT_USAGE);
+			}
 			kp_die_err(&err);
+		}
 	}
 	if (csv != NULL)
 		write_csv(csv, h);

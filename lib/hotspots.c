@@ -919,19 +919,13 @@ static int
 setup_ctx(struct ctx *c, struct agg *g, const char *metric, struct kp_err *err)
 {
 	size_t i;
-	char list[4096] = "";
 
 	memset(c, 0, sizeof(*c));
 	c->g = g;
 	c->mi = kp_src_metric_index(g->src, metric);
-	if (c->mi < 0 || !kp_src_metric_numeric(g->src, (size_t)c->mi)) {
-		for (i = 0; i < g->nm; i++)
-			if (kp_src_metric_numeric(g->src, i))
-				cat(list, sizeof(list), "%s\"%s\"", list[0] ? ", " : "",
-				    kp_src_metric(g->src, i));
-		return kp_errf(err, KP_EXIT_USAGE, "unknown metric \"%s\"; this page has: %s",
-		    metric, list);
-	}
+	if (c->mi < 0 || !kp_src_metric_numeric(g->src, (size_t)c->mi))
+		return kp_errf(err, KP_EXIT_USAGE, "%s: unknown metric \"%s\" (not a numeric "
+		    "column of this page)", kp_src_name(g->src), metric);
 	c->all = kp_src_metric_index(g->src, KP_HS_DEFAULT_METRIC);
 	c->exc = kp_src_metric_index(g->src, "L1 Wavefronts Shared Excessive");
 	c->nway = kp_src_metric_index(g->src, "L1 Conflicts Shared N-Way");

@@ -36,6 +36,7 @@ struct kp_src;
 struct kp_src *kp_src_open(FILE *fp, const char *name, struct kp_err *err);
 enum kp_src_kind kp_src_kind(const struct kp_src *s);
 const char *kp_src_kind_name(enum kp_src_kind k);	/* "sass", "cuda,sass", "ptx" */
+const char *kp_src_name(const struct kp_src *s);
 size_t kp_src_nmetrics(const struct kp_src *s);
 const char *kp_src_metric(const struct kp_src *s, size_t i);
 int kp_src_metric_index(const struct kp_src *s, const char *name);	/* -1 if absent */
@@ -95,8 +96,8 @@ struct kp_hs_opts {
 
 #define KP_HS_DEFAULT_METRIC "Warp Stall Sampling (All Samples)"
 
-/* Read one source page and rank it.  An unknown metric is KP_EXIT_USAGE with
- * the valid names in the message; a page without samples gives one
+/* Read one source page and rank it.  An unknown metric is KP_EXIT_USAGE (the
+ * valid names are kp_src_metric_numeric() columns of kp_src_open()); a page without samples gives one
  * KP_HS_UNAVAILABLE row. */
 struct kp_hotspots *kp_hotspots_read(FILE *fp, const char *name,
     const struct kp_hs_opts *o, struct kp_err *err);

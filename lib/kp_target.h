@@ -24,4 +24,37 @@ char *kp_shell_quote(const char *word);
 /* Escape every regex metacharacter of s (malloc'd). */
 char *kp_regex_escape(const char *s);
 
+/* ---- additions of the target module ---- */
+/* kp_target_validate() and kp_target_load() also fill every absent known field
+ * with its default (kp-target(5)); unknown keys are kept as they are. */
+
+/* The argv array as one line a POSIX shell reads back as the same words (malloc'd). */
+char *kp_shell_join(json_t *argv);
+
+/* A profile id: only [A-Za-z0-9_.-], no "..", not starting with '.' or '-',
+ * at most KP_PROFILE_ID_MAX bytes.  1 valid, 0 not. */
+#define KP_PROFILE_ID_MAX 200
+int kp_profile_id_valid(const char *id);
+/* A kernel name made into the start of a profile id (malloc'd, never empty). */
+char *kp_profile_id_stem(const char *kernel);
+
+/*
+ * request.c: free-text requirements ("with visual report, source and roofline",
+ * "no sudo") to fields.  texts is an array of strings.  Returns
+ *   {"fields": {"visual": true, "source": true, "source_views": ["sass"], ...},
+ *    "unsupported": [{"text": ..., "reason": ...}],
+ *    "not_understood": ["..."],
+ *    "original": ["<each text, a password value redacted>"]}
+ * Field keys: visual format source source_views roofline memory compute
+ * occupancy full compare baseline bottleneck microbenchmark triton autotune
+ * sudo clock_control (present only when the text mentions them).
+ */
+json_t *kp_request_parse(json_t *texts, struct kp_err *err);
+/* A copy of text with whatever follows the word "password" replaced (malloc'd). */
+char *kp_request_redact(const char *text);
+
+/* suggest.c: candidate target commands found in a repository folder, best first:
+ * [{"command": "./build/bench", "score": 60, "evidence": ["..."]}]. */
+json_t *kp_suggest_targets(const char *dir, struct kp_err *err);
+
 #endif

@@ -102,8 +102,33 @@ struct acc {
 	uint32_t n, cap;
 	uint64_t seen;
 	double min, max, sum;
-	uint64_t rng;
+	uint64_t rng, next;	/* reservoir: the next value that replaces one */
+	double w;
 };
+
+/* xorshift64: deterministic, so a run is reproducible */
+static uint64_t
+acc_rand(struct acc *a)
+{
+	a->rng ^= a->rng << 13;
+	a->rng ^= a->rng >> 7;
+	a->rng ^= a->rng << 17;
+	return a->rng;
+}
+
+static double
+acc_unit(struct acc *a)		/* uniform in (0, 1) */
+{
+	return ((double)(acc_rand(a) >> 11) + 0.5) / 9007199254740992.0;
+}
+
+/* Algorithm L (Li 1994): skip straight to the next value that enters the
+ * sample, so a full accumulator costs a compare per value, not a division. */
+static void
+acc_skip(struct acc *a)
+{
+	a->next += (uint64_t)floor(log(acc_unit(a)) / log1p(-a->w)) + 1;
+}
 
 static int
 acc_add(struct acc *a, double x)
@@ -119,29 +144,87 @@ acc_add(struct acc *a, double x)
 	}
 	a->seen++;
 	a->sum += x;
-	if (a->n < ACC_KEEP) {
-		if (a->n == a->cap) {
-			uint32_t cap = a->cap ? a->cap * 2 : 4;
-			double *nv = realloc(a->v, cap * sizeof(*nv));
-
-			if (nv == NULL)
-				return -1;
-			a->v = nv;
-			a->cap = cap;
+	if (a->n == ACC_KEEP) {
+		if (a->seen == a->next) {
+			a->v[acc_rand(a) % ACC_KEEP] = x;
+			a->w *= exp(log(acc_unit(a)) / ACC_KEEP);
+			acc_skip(a);
 		}
-		a->v[a->n++] = x;
-	} else {
-		uint64_t j;
+		return 0;
+	}
+	if (a->n == a->cap) {
+		uint32_t cap = a->cap ? a->cap * 2 : 4;
+		double *nv = realloc(a->v, cap * sizeof(*nv));
 
-		/* xorshift64: deterministic, so a run is reproducible */
-		a->rng ^= a->rng << 13;
-		a->rng ^= a->rng >> 7;
-		a->rng ^= a->rng << 17;
-		j = a->rng % a->seen;
-		if (j < ACC_KEEP)
-			a->v[j] = x;
+		if (nv == NULL)
+			return -1;
+		a->v = nv;
+		a->cap = cap;
+	}
+	a->v[a->n++] = x;
+	if (a->n == ACC_KEEP) {
+		a->w = exp(log(acc_unit(a)) / ACC_KEEP);
+		a->next = a->seen;
+		acc_skip(a);
 	}
 	return 0;
+}
+
+static void
+swapd(double *a, double *b)
+{
+	double t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+/* The k-th smallest of v[0..n) (quickselect, reorders v). */
+static double
+select_k(double *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1;
+
+	while (lo < hi) {
+		double p = v[lo + (hi - lo) / 2];
+		size_t i = lo, j = hi;
+
+		while (i <= j) {
+			while (v[i] < p)
+				i++;
+			while (v[j] > p)
+				j--;
+			if (i <= j) {
+				swapd(&v[i], &v[j]);
+				i++;
+				if (j == 0)
+					break;
+				j--;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return v[k];
+	}
+	return v[k];
+}
+
+static double
+median(double *v, size_t n)
+{
+	double hi = select_k(v, n, n / 2), lo;
+	size_t i;
+
+	if (n % 2)
+		return hi;
+	lo = v[0];	/* the largest of the lower half */
+	for (i = 1; i < n / 2; i++)
+		if (v[i] > lo)
+			lo = v[i];
+	return (lo + hi) / 2;
 }
 
 /* ---- kernels and their metrics ---- */
@@ -898,7 +981,7 @@ raw_row(struct ex *x, struct kp_csv *c, const struct fixed *fx, char **hdr, size
 		const struct col *cl = &x->cols[i];
 		double v;
 
-		if (kp_parse_number(f->s, f->len, &v) != KP_NUM_OK)
+		if (kp_parse_number(f->s, f->len, &v) != KP_NUM_OK || !isfinite(v))
 			continue;
 		v *= cl->scale;
 		if (acc_add(&k->m[k->colmap[i]].a, v) < 0)
@@ -989,7 +1072,8 @@ details_row(struct ex *x, struct kp_csv *c, struct details *d, struct kp_err *er
 	name = kp_csv_field(c, (size_t)d->name);
 	unit = kp_csv_field(c, (size_t)d->unit);
 	val = kp_csv_field(c, (size_t)d->value);
-	if (val == NULL || name->len == 0 || kp_parse_number(val->s, val->len, &v) != KP_NUM_OK)
+	if (val == NULL || name->len == 0 || kp_parse_number(val->s, val->len, &v) != KP_NUM_OK ||
+	    !isfinite(v))
 		return 0;	/* a rule row, or a value that is not a number */
 	if (unit == NULL)
 		unit = val;	/* never: Metric Unit precedes Metric Value */
@@ -1113,7 +1197,7 @@ kp_metrics_page(const char *path, struct kp_err *err)
 static json_t *
 acc_median(struct acc *a)
 {
-	return jnum(kp_median(a->v, a->n));
+	return jnum(median(a->v, a->n));
 }
 
 static json_t *
@@ -1215,7 +1299,8 @@ kernel_json(struct ex *x, struct kernel *k)
 		    jset(units, m->name, json_string(m->unit)) < 0)
 			goto fail;
 	}
-	qsort(k->unknown, k->nunknown, sizeof(*k->unknown), cmpstr);
+	if (k->nunknown > 1)
+		qsort(k->unknown, k->nunknown, sizeof(*k->unknown), cmpstr);
 	for (i = 0; i < k->nunknown; i++)
 		if (json_array_append_new(unk, json_string(k->unknown[i])) < 0)
 			goto fail;

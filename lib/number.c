@@ -26,10 +26,19 @@ kp_parse_number(const char *s, size_t len, double *out)
 		return KP_NUM_MISSING;
 	if (len >= sizeof(tmp))
 		return KP_NUM_BAD;
-	/* Fast path: plain integers with optional thousands separators. */
+	/*
+	 * Fast path: [-]digits with thousands separators and an optional
+	 * fraction.  With at most 15 significant digits the mantissa and 10^k
+	 * (k <= 22) are exact doubles, so one division is correctly rounded
+	 * (Clinger's fast path): the same value strtod gives, at a tenth of
+	 * the cost.
+	 */
 	{
+		static const double p10[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7,
+			1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18,
+			1e19, 1e20, 1e21, 1e22 };
 		unsigned long long acc = 0;
-		int neg = 0, ok = 1, nd = 0;
+		int neg = 0, nd = 0, nfrac = 0, dot = 0;
 
 		i = 0;
 		if (s[0] == '-') {
@@ -37,22 +46,27 @@ kp_parse_number(const char *s, size_t len, double *out)
 			i = 1;
 		}
 		for (; i < len; i++) {
-			if (s[i] >= '0' && s[i] <= '9') {
-				if (nd >= 18) {
-					ok = 0;
+			unsigned d = (unsigned)(unsigned char)s[i] - '0';
+
+			if (d < 10) {
+				if (acc == 0 && d == 0 && !dot)
+					continue;	/* leading zeros */
+				if (++nd > 15)
 					break;
-				}
-				acc = acc * 10 + (unsigned)(s[i] - '0');
-				nd++;
-			} else if (s[i] == ',' && nd > 0) {
+				acc = acc * 10 + d;
+				nfrac += dot;
+			} else if (s[i] == ',' && !dot && i > (size_t)neg) {
 				continue;
+			} else if (s[i] == '.' && !dot) {
+				dot = 1;
 			} else {
-				ok = 0;
 				break;
 			}
 		}
-		if (ok && nd > 0) {
-			*out = neg ? -(double)acc : (double)acc;
+		if (i == len && nfrac <= 22 && len > (size_t)neg + (size_t)dot) {
+			double v0 = (double)acc / p10[nfrac];
+
+			*out = neg ? -v0 : v0;
 			return KP_NUM_OK;
 		}
 	}

@@ -217,6 +217,12 @@ kp_src_kind_name(enum kp_src_kind k)
 	return "?";
 }
 
+const char *
+kp_src_name(const struct kp_src *s)
+{
+	return kp_csv_name(s->csv);
+}
+
 size_t
 kp_src_nmetrics(const struct kp_src *s)
 {

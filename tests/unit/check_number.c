@@ -1,5 +1,7 @@
 /* Unit tests for number.c and units.c: what ncu prints, in base units. */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kp_check.h"
@@ -49,6 +51,43 @@ START_TEST(test_number_dim3_and_median)
 	ck_assert_int_eq(kp_parse_dim3("banana", v), -1);
 	ck_assert_double_eq(kp_median(a, 3), 2);
 	ck_assert_double_eq(kp_median(b, 4), 2.5);
+}
+END_TEST
+
+/* The fast decimal path gives exactly what strtod gives. */
+START_TEST(test_number_fast_path_matches_strtod)
+{
+	static const char *const cases[] = { "0", "0.00", "89.46", "3,199,456,836.29",
+		"1.914912", "0.000001", "-12.5", "100.000000", "97.635956", "007",
+		"123456789012345", "1234567890123456789", "0.1", "2,230", "1." };
+	unsigned long long r = 42;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char buf[64];
+		size_t j, n = 0;
+		double v;
+
+		for (j = 0; cases[i][j]; j++)
+			if (cases[i][j] != ',')
+				buf[n++] = cases[i][j];
+		buf[n] = '\0';
+		ck_assert_int_eq(kp_parse_number(cases[i], strlen(cases[i]), &v), KP_NUM_OK);
+		ck_assert_msg(v == strtod(buf, NULL), "%s: %.17g", cases[i], v);
+	}
+	for (i = 0; i < 20000; i++) {	/* random decimals, 1..15 digits */
+		char buf[64];
+		double v;
+
+		r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+		snprintf(buf, sizeof(buf), "%llu.%0*llu", (r >> 20) % 100000000ULL,
+		    (int)(r % 7) + 1, (r >> 5) % 1000000ULL % 10000000ULL);
+		ck_assert_int_eq(kp_parse_number(buf, strlen(buf), &v), KP_NUM_OK);
+		ck_assert_msg(v == strtod(buf, NULL), "%s: %.17g", buf, v);
+	}
+	num(".", KP_NUM_BAD);
+	num("-.", KP_NUM_BAD);
+	num("1..2", KP_NUM_BAD);
 }
 END_TEST
 
@@ -121,6 +160,7 @@ number_suite(void)
 	tcase_add_test(tc, test_number_thousands_separators);
 	tcase_add_test(tc, test_number_missing_and_bad);
 	tcase_add_test(tc, test_number_dim3_and_median);
+	tcase_add_test(tc, test_number_fast_path_matches_strtod);
 	tcase_add_test(tc, test_units_time_to_ns);
 	tcase_add_test(tc, test_units_bytes_rates_and_frequency);
 	tcase_add_test(tc, test_units_unknown_kept);

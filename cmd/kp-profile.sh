@@ -1,0 +1,141 @@
+#!/bin/sh
+# kp-profile: the whole kp pipeline in one command (see kp-profile(1)):
+#   kp-gentarget | kp-collect | kp-hotspots | kp-decide | kp-report | kp-plot
+# Each step is a separate kp program; this script only chains them, stops at the
+# first failure with that program's exit status, and prints one JSONL record.
+version=@VERSION@
+prog=kp-profile
+here=$(CDPATH= cd -- "$(dirname -- "$0")" && pwd)
+top=$(CDPATH= cd -- "$here/.." && pwd)
+PATH=$here:$PATH
+export PATH
+
+usage() {
+	cat <<USAGE
+usage: kp-profile [--kernel NAME] [--requirement TEXT] [--stages LIST] [--runtime RUNTIME]
+                  [--output-root DIR] [--profile-id ID] [--clock-control base|none]
+                  [--privilege-mode none|full_sudo] [--ncu-bin PATH] [--launch-skip N]
+                  [--launch-count N] [--no-plot] [--no-decide] -- COMMAND [ARG ...]
+       kp-profile --demo [--output-root DIR] [--clock-control base|none]
+       kp-profile -h | --help | --version
+USAGE
+}
+
+die() {
+	status=$1
+	shift
+	echo "$prog: $*" >&2
+	exit "$status"
+}
+
+kernel= stages=auto demo= plot=1 decide=1 ncu=
+set_gen=
+add() {	# append one word, quoted, to the kp-gentarget arguments
+	q=$(printf '%s' "$1" | sed "s/'/'\\\\''/g")
+	set_gen="$set_gen '$q'"
+}
+while [ $# -gt 0 ]; do
+	case $1 in
+	-h | --help) usage; exit 0 ;;
+	--version) echo "kp-profile (kp) $version"; exit 0 ;;
+	--demo) demo=1 ;;
+	--no-plot) plot=0 ;;
+	--no-decide) decide=0 ;;
+	--stages) [ $# -ge 2 ] || { usage >&2; exit 2; }; stages=$2; shift ;;
+	--ncu-bin) [ $# -ge 2 ] || { usage >&2; exit 2; }; ncu=$2; add "$1"; add "$2"; shift ;;
+	--kernel) [ $# -ge 2 ] || { usage >&2; exit 2; }; kernel=$2; add "$1"; add "$2"; shift ;;
+	--requirement | --runtime | --output-root | --profile-id | --clock-control | \
+	--privilege-mode | --launch-skip | --launch-count | --workdir | --env | \
+	--extra-profiler-option)
+		[ $# -ge 2 ] || { usage >&2; exit 2; }
+		add "$1"; add "$2"; shift ;;
+	--) shift; break ;;
+	-*) echo "$prog: unknown option $1" >&2; usage >&2; exit 2 ;;
+	*) break ;;
+	esac
+	shift
+done
+
+if [ -n "$demo" ]; then
+	[ $# -eq 0 ] || die 2 "--demo takes no command"
+	kernel=hgemm_byzj_v0
+	add --kernel; add "$kernel"
+	add --requirement; add "visual report, source, bottleneck rules"
+	if { command -v ncu >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/ncu ]; } &&
+	    nvidia-smi -L >/dev/null 2>&1 && command -v nvcc >/dev/null 2>&1 &&
+	    [ -f "$top/examples/cuda/Makefile" ]; then
+		echo "$prog: GPU found: building and profiling examples/cuda live" >&2
+		make -s -C "$top/examples/cuda" >&2 || die 7 "cannot build examples/cuda"
+		set -- "$top/examples/cuda/bench_gemm" --kernel v0 --iters 20
+	else
+		cap=$top/tests/fixtures/h200/hgemm_v0
+		[ -x "$top/tests/bin/ncu" ] && [ -d "$cap" ] ||
+			die 4 "--demo without a GPU needs the kp source tree (tests/bin/ncu and tests/fixtures)"
+		echo "$prog: no GPU here: replaying the bundled H200 capture of $kernel" >&2
+		KP_FAKE_NCU_DIR=$cap
+		export KP_FAKE_NCU_DIR
+		add --ncu-bin; add "$top/tests/bin/ncu"
+		set -- "$top/examples/cuda/bench_gemm" --kernel v0 --iters 20
+	fi
+fi
+[ $# -gt 0 ] || { usage >&2; exit 2; }
+[ -n "$kernel" ] || die 2 "--kernel NAME is required (run kp-discover to find one)"
+add --executable; add "$1"
+shift
+if [ $# -gt 0 ]; then
+	add --args
+	for a in "$@"; do add "$a"; done
+fi
+
+eval "set -- $set_gen"
+rec=$(kp-gentarget "$@") || exit $?
+dir=$(printf '%s\n' "$rec" | sed -n 's/.*"profile_dir":"\([^"]*\)".*/\1/p')
+[ -n "$dir" ] || die 3 "kp-gentarget printed no profile_dir"
+target=$dir/profile-target.yaml
+
+# Read a boolean under a top-level section of the target (written by libfyaml
+# in block style: "section:" then "  key: value").
+flag() {
+	awk -v s="$1:" -v k="  $2:" '
+		/^[^ ]/ { in_s = ($1 == s) }
+		in_s && index($0, k) == 1 { sub(k, ""); gsub(/ /, ""); print; exit }
+	' "$target"
+}
+
+step() {	# run one pipeline program on the record; stop on failure
+	name=$1
+	shift
+	printf '%s\n' "$rec" | "$name" "$@" >/dev/null
+	st=$?
+	[ "$st" -eq 0 ] || { echo "$prog: $name failed (exit $st); profile folder $dir" >&2; exit "$st"; }
+}
+
+printf '%s\n' "$rec" | kp-collect --stages "$stages" >/dev/null
+st=$?
+case $st in
+0) ;;
+5) echo "$prog: the kernel filter matched nothing: run 'kp-discover $target' to list the kernels" >&2
+   exit 5 ;;
+6) echo "$prog: ncu needs GPU counter permissions: follow the guide above, then run kp-profile again" >&2
+   exit 6 ;;
+*) exit "$st" ;;
+esac
+step kp-hotspots
+if [ "$decide" = 1 ] && [ "$(flag analysis enable_bottleneck_decision_engine)" = true ]; then
+	step kp-decide
+fi
+step kp-report
+plotted=false
+if [ "$plot" = 1 ] && [ "$(flag visualization enabled)" = true ]; then
+	printf '%s\n' "$rec" | kp-plot >/dev/null
+	st=$?
+	case $st in
+	0) plotted=true ;;
+	4) echo "$prog: no picture: gnuplot is not installed (apt-get install gnuplot-nox)" >&2 ;;
+	*) echo "$prog: kp-plot failed (exit $st)" >&2; exit "$st" ;;
+	esac
+fi
+echo "$prog: report $dir/final_report.md" >&2
+esc=$(printf '%s' "$dir" | sed 's/\\/\\\\/g; s/"/\\"/g')
+printf '{"kind":"profile","plot":%s,"profile_dir":"%s","report":"%s/final_report.md"}\n' \
+	"$plotted" "$esc" "$esc"

@@ -1,0 +1,599 @@
+/*
+ * target.c: profile-target.yaml (kp-target(5)).  In memory a target is a JSON
+ * tree with the file's sections and keys.  One table below lists every known
+ * field with its type, allowed values and default; validation walks it, fills
+ * defaults, and names the file, line and field of the first problem.  Unknown
+ * keys are kept (a newer kp may have written them).
+ */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libfyaml.h>
+
+#include "kp.h"
+
+enum ftype {
+	F_STR,		/* string */
+	F_STR_NULL,	/* string or null */
+	F_ENUM,		/* string, one of allowed */
+	F_ENUM_NULL,	/* null or one of allowed */
+	F_INT,		/* integer in [min, max] */
+	F_NUM,		/* number >= 0, kept as a real */
+	F_BOOL,
+	F_STRLIST,	/* list of strings */
+	F_ENUMLIST,	/* list of strings, each one of allowed */
+	F_STRMAP,	/* mapping of names to scalars (kept as strings) */
+	F_NOTELIST	/* list of strings or {text, reason} mappings */
+};
+
+struct field {
+	const char *sec;	/* "" top level, "target", "target.python", ... */
+	const char *key;
+	enum ftype type;
+	const char *allowed;	/* "a|b|c" for enums */
+	const char *def;	/* default as JSON text; NULL: required */
+	long long min, max;
+};
+
+#define STAGES "basic|speed-of-light|memory|compute|occupancy|roofline|source|full"
+
+static const struct field fields[] = {
+	{ "", "schema_version", F_INT, NULL, "1", 1, 1 },
+
+	{ "target", "runtime", F_ENUM, "native|python|python-triton", "\"native\"", 0, 0 },
+	{ "target", "executable", F_STR, NULL, NULL, 0, 0 },
+	{ "target", "args", F_STRLIST, NULL, "[]", 0, 0 },
+	{ "target", "working_directory", F_STR, NULL, "\".\"", 0, 0 },
+	{ "target", "env", F_STRMAP, NULL, "{}", 0, 0 },
+	{ "target", "stdin", F_STR_NULL, NULL, "null", 0, 0 },
+	{ "target", "timeout_seconds", F_INT, NULL, "600", 0, 604800 },
+	{ "target.python", "interpreter", F_STR_NULL, NULL, "null", 0, 0 },
+	{ "target.python", "entry_kind", F_ENUM, "none|script|module|command", "\"none\"", 0, 0 },
+	{ "target.python", "script", F_STR_NULL, NULL, "null", 0, 0 },
+	{ "target.python", "module", F_STR_NULL, NULL, "null", 0, 0 },
+	{ "target.python", "jit_framework", F_ENUM, "none|triton|torch", "\"none\"", 0, 0 },
+
+	{ "runtime_options", "triton_enabled", F_BOOL, NULL, "false", 0, 0 },
+	{ "runtime_options", "triton_kernel_hint", F_STR_NULL, NULL, "null", 0, 0 },
+	{ "runtime_options", "triton_autotune_policy", F_ENUM, "none|warmup|pinned|profile-all",
+	    "\"none\"", 0, 0 },
+	{ "runtime_options", "jit_warmup_required", F_BOOL, NULL, "false", 0, 0 },
+	{ "runtime_options", "recommended_warmup_skip", F_INT, NULL, "10", 0, 1000000 },
+	{ "runtime_options", "source_mapping_expectation", F_ENUM,
+	    "cuda-lineinfo|triton-python|sass-only|unknown", "\"unknown\"", 0, 0 },
+	{ "runtime_options", "notes", F_STRLIST, NULL, "[]", 0, 0 },
+
+	{ "kernel", "name", F_STR_NULL, NULL, "null", 0, 0 },
+	{ "kernel", "filter_mode", F_ENUM, "exact|regex|kernel-id|nvtx-range", "\"regex\"", 0, 0 },
+	{ "kernel", "filter", F_STR_NULL, NULL, "null", 0, 0 },
+	{ "kernel", "profile_id", F_STR_NULL, NULL, "null", 0, 0 },
+	{ "kernel", "nvtx_range", F_STR_NULL, NULL, "null", 0, 0 },
+	{ "kernel", "allow_discovery_fallback", F_BOOL, NULL, "true", 0, 0 },
+
+	{ "profiling", "backend", F_ENUM, "ncu", "\"ncu\"", 0, 0 },
+	{ "profiling", "initial_level", F_ENUM, STAGES, "\"basic\"", 0, 0 },
+	{ "profiling", "warmup_policy", F_ENUM, "launch-skip|jit-autotune-skip|none",
+	    "\"launch-skip\"", 0, 0 },
+	{ "profiling", "warmup_skip", F_INT, NULL, "10", 0, 1000000 },
+	{ "profiling", "launch_count", F_INT, NULL, "1", 1, 100000 },
+	{ "profiling", "enable_source_mapping", F_BOOL, NULL, "false", 0, 0 },
+	{ "profiling", "enable_visual_report", F_BOOL, NULL, "false", 0, 0 },
+	{ "profiling", "extra_profiler_options", F_STRLIST, NULL, "[]", 0, 0 },
+	{ "profiling", "ncu_bin", F_STR, NULL, "\"\"", 0, 0 },
+	{ "profiling", "output_root", F_STR, NULL, "\"./profile\"", 0, 0 },
+	{ "profiling", "clock_control", F_ENUM, "base|none", "\"base\"", 0, 0 },
+
+	{ "privilege", "mode", F_ENUM, "none|full_sudo", "\"none\"", 0, 0 },
+	{ "privilege", "password_storage", F_ENUM, "forbidden", "\"forbidden\"", 0, 0 },
+
+	{ "discovery", "enabled_when_filter_missing", F_BOOL, NULL, "true", 0, 0 },
+	{ "discovery", "fallback_when_kernel_filter_misses", F_BOOL, NULL, "true", 0, 0 },
+	{ "discovery", "max_candidates", F_INT, NULL, "10", 1, 10000 },
+	{ "discovery", "rank_by", F_ENUM, "total_duration|launches|mean_duration",
+	    "\"total_duration\"", 0, 0 },
+
+	{ "analysis", "collect_memory", F_BOOL, NULL, "false", 0, 0 },
+	{ "analysis", "collect_compute", F_BOOL, NULL, "false", 0, 0 },
+	{ "analysis", "collect_occupancy", F_BOOL, NULL, "false", 0, 0 },
+	{ "analysis", "collect_roofline", F_BOOL, NULL, "false", 0, 0 },
+	{ "analysis", "collect_source", F_BOOL, NULL, "false", 0, 0 },
+	{ "analysis", "source_views", F_ENUMLIST, "cuda|ptx|sass", "[]", 0, 0 },
+	{ "analysis", "enable_bottleneck_decision_engine", F_BOOL, NULL, "true", 0, 0 },
+	{ "analysis", "enable_regression_compare", F_BOOL, NULL, "false", 0, 0 },
+	{ "analysis", "compare_baseline", F_STR_NULL, NULL, "null", 0, 0 },
+	{ "analysis", "random_variation_tolerance_pct", F_NUM, NULL, "2.0", 0, 0 },
+	{ "analysis", "generate_source_hotspots_table", F_BOOL, NULL, "false", 0, 0 },
+
+	{ "visualization", "enabled", F_BOOL, NULL, "false", 0, 0 },
+	{ "visualization", "format", F_ENUM, "png|svg", "\"png\"", 0, 0 },
+
+	{ "notes", "user_requirements", F_STRLIST, NULL, "[]", 0, 0 },
+	{ "notes", "unsupported_or_deferred_requirements", F_NOTELIST, NULL, "[]", 0, 0 },
+	{ "notes", "original_requirements", F_STRLIST, NULL, "[]", 0, 0 },
+};
+#define NFIELDS (sizeof(fields) / sizeof(fields[0]))
+
+/* Where errors point: the file name and, when loading, its YAML document. */
+struct ctx {
+	const char *name;
+	struct fy_document *doc;
+	struct kp_err *err;
+};
+
+/* "/target/python/script" for ("target.python", "script"). */
+static void
+ypath(char *buf, size_t n, const char *sec, const char *key)
+{
+	char *p;
+
+	snprintf(buf, n, "%s%s%s%s", *sec ? "/" : "", sec, key ? "/" : "", key ? key : "");
+	for (p = buf; *p; p++)
+		if (*p == '.')
+			*p = '/';
+}
+
+static int __attribute__((format(printf, 4, 5)))
+fail(struct ctx *c, const char *sec, const char *key, const char *fmt, ...)
+{
+	char path[256], field[256], msg[640];
+	int line = 0;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(field, sizeof(field), "%s%s%s", sec, *sec && key ? "." : "", key ? key : "");
+	if (c->doc != NULL) {
+		struct fy_node *n;
+
+		ypath(path, sizeof(path), sec, key);
+		if ((n = kp_yaml_node(c->doc, path)) == NULL) {
+			ypath(path, sizeof(path), sec, NULL);
+			n = *sec ? kp_yaml_node(c->doc, path) : NULL;
+		}
+		line = n ? kp_yaml_line(n) : 0;
+	}
+	if (c->name && line > 0)
+		return kp_errf(c->err, KP_EXIT_DATA, "%s:%d: %s: %s", c->name, line, field, msg);
+	if (c->name)
+		return kp_errf(c->err, KP_EXIT_DATA, "%s: %s: %s", c->name, field, msg);
+	return kp_errf(c->err, KP_EXIT_DATA, "%s: %s", field, msg);
+}
+
+static const char *
+type_name(json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: return "a mapping";
+	case JSON_ARRAY: return "a list";
+	case JSON_STRING: return "a string";
+	case JSON_INTEGER: return "an integer";
+	case JSON_REAL: return "a number";
+	case JSON_TRUE: case JSON_FALSE: return "a boolean";
+	default: return "null";
+	}
+}
+
+/* Is s one of "a|b|c"? */
+static int
+one_of(const char *s, const char *allowed)
+{
+	size_t n = strlen(s);
+	const char *p = allowed, *bar;
+
+	for (;;) {
+		bar = strchr(p, '|');
+		if ((size_t)(bar ? bar - p : (ptrdiff_t)strlen(p)) == n && strncmp(p, s, n) == 0)
+			return 1;
+		if (bar == NULL)
+			return 0;
+		p = bar + 1;
+	}
+}
+
+static void
+list_allowed(char *buf, size_t n, const char *allowed)
+{
+	char *p;
+
+	snprintf(buf, n, "%s", allowed);
+	for (p = buf; *p; p++)
+		if (*p == '|')
+			*p = ',';
+}
+
+static int
+bad_enum(struct ctx *c, const struct field *f, const char *s)
+{
+	char list[256], shown[256];
+	json_t *j = json_string(s);
+	char *q = j ? json_dumps(j, JSON_ENCODE_ANY) : NULL;
+	char *o = shown;
+	const char *a;
+
+	/* "a, b, c" */
+	list_allowed(list, sizeof(list), f->allowed);
+	for (a = list; *a && o < shown + sizeof(shown) - 3; a++) {
+		*o++ = *a;
+		if (*a == ',')
+			*o++ = ' ';
+	}
+	*o = '\0';
+	fail(c, f->sec, f->key, "%s is not one of %s", q ? q : "?", shown);
+	free(q);
+	json_decref(j);
+	return -1;
+}
+
+static int
+bad_type(struct ctx *c, const struct field *f, const char *want, json_t *v)
+{
+	char *q = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+
+	fail(c, f->sec, f->key, "expected %s, got %s%s%s", want, type_name(v),
+	    q && !json_is_null(v) ? " " : "", q && !json_is_null(v) ? q : "");
+	free(q);
+	return -1;
+}
+
+static int
+check_str_list(struct ctx *c, const struct field *f, json_t *v)
+{
+	json_t *x;
+	size_t i;
+
+	if (!json_is_array(v))
+		return bad_type(c, f, "a list of strings", v);
+	json_array_foreach(v, i, x) {
+		if (!json_is_string(x))
+			return bad_type(c, f, "a list of strings", x);
+		if (f->type == F_ENUMLIST && !one_of(json_string_value(x), f->allowed))
+			return bad_enum(c, f, json_string_value(x));
+	}
+	return 0;
+}
+
+static int
+check_field(struct ctx *c, const struct field *f, json_t *sec, json_t *v)
+{
+	const char *key;
+	json_t *x;
+	size_t i;
+
+	switch (f->type) {
+	case F_STR:
+		if (!json_is_string(v))
+			return bad_type(c, f, "a string", v);
+		if (f->def == NULL && json_string_length(v) == 0)
+			return fail(c, f->sec, f->key, "must not be empty");
+		return 0;
+	case F_STR_NULL:
+		return json_is_string(v) || json_is_null(v) ? 0 : bad_type(c, f, "a string", v);
+	case F_ENUM_NULL:
+		if (json_is_null(v))
+			return 0;
+		/* FALLTHROUGH */
+	case F_ENUM:
+		if (!json_is_string(v))
+			return bad_type(c, f, "a string", v);
+		if (!one_of(json_string_value(v), f->allowed))
+			return bad_enum(c, f, json_string_value(v));
+		return 0;
+	case F_INT:
+		if (!json_is_integer(v))
+			return bad_type(c, f, "an integer", v);
+		if (json_integer_value(v) < f->min || json_integer_value(v) > f->max)
+			return fail(c, f->sec, f->key, "%lld is out of range %lld..%lld",
+			    (long long)json_integer_value(v), f->min, f->max);
+		return 0;
+	case F_NUM:
+		if (!json_is_number(v))
+			return bad_type(c, f, "a number", v);
+		if (json_number_value(v) < 0)
+			return fail(c, f->sec, f->key, "%g is negative", json_number_value(v));
+		if (json_is_integer(v))	/* one type in memory: 2 and 2.0 are the same */
+			json_object_set_new(sec, f->key, json_real(json_number_value(v)));
+		return 0;
+	case F_BOOL:
+		return json_is_boolean(v) ? 0 : bad_type(c, f, "true or false", v);
+	case F_STRLIST:
+	case F_ENUMLIST:
+		return check_str_list(c, f, v);
+	case F_STRMAP:
+		if (!json_is_object(v))
+			return bad_type(c, f, "a mapping of NAME: VALUE", v);
+		json_object_foreach(v, key, x) {
+			char buf[64];
+
+			if (json_is_string(x))
+				continue;
+			if (json_is_integer(x))
+				snprintf(buf, sizeof(buf), "%" JSON_INTEGER_FORMAT, json_integer_value(x));
+			else if (json_is_boolean(x))
+				snprintf(buf, sizeof(buf), "%s", json_is_true(x) ? "true" : "false");
+			else
+				return bad_type(c, f, "string values", x);
+			/* Environment values are strings: CUDA_VISIBLE_DEVICES: 0 means "0". */
+			json_object_set_new(v, key, json_string(buf));
+		}
+		return 0;
+	case F_NOTELIST:
+		if (!json_is_array(v))
+			return bad_type(c, f, "a list", v);
+		json_array_foreach(v, i, x) {
+			if (json_is_string(x))
+				continue;
+			if (!json_is_object(x) || !json_is_string(json_object_get(x, "text")))
+				return bad_type(c, f, "strings or {text, reason} mappings", x);
+		}
+		return 0;
+	}
+	return 0;
+}
+
+/* The object for a section path ("target.python"), created when absent. */
+static json_t *
+section(struct ctx *c, json_t *root, const char *sec, int *bad)
+{
+	char name[64], *p, *save = NULL;
+	char shown[64];
+	json_t *o = root, *n;
+
+	*bad = 0;
+	if (*sec == '\0')
+		return root;
+	snprintf(name, sizeof(name), "%s", sec);
+	shown[0] = '\0';
+	for (p = strtok_r(name, ".", &save); p; p = strtok_r(NULL, ".", &save)) {
+		if (shown[0])
+			strncat(shown, ".", sizeof(shown) - strlen(shown) - 1);
+		strncat(shown, p, sizeof(shown) - strlen(shown) - 1);
+		n = json_object_get(o, p);
+		if (n == NULL || json_is_null(n)) {
+			/* "section:" with nothing under it reads as null: treat as empty. */
+			json_object_set_new(o, p, json_object());
+			n = json_object_get(o, p);
+		} else if (!json_is_object(n)) {
+			char *q = json_dumps(n, JSON_ENCODE_ANY | JSON_COMPACT);
+			fail(c, shown, NULL, "expected a mapping, got %s%s%s", type_name(n),
+			    q ? " " : "", q ? q : "");
+			free(q);
+			*bad = 1;
+			return NULL;
+		}
+		o = n;
+	}
+	return o;
+}
+
+static int
+check_privilege(struct ctx *c, json_t *priv)
+{
+	const char *key;
+	json_t *v;
+
+	json_object_foreach(priv, key, v) {
+		char low[128];
+		size_t i;
+
+		for (i = 0; key[i] && i < sizeof(low) - 1; i++)
+			low[i] = (char)tolower((unsigned char)key[i]);
+		low[i] = '\0';
+		if (strstr(low, "password") && strcmp(key, "password_storage") != 0)
+			return fail(c, "privilege", key,
+			    "refused: kp never stores a password (use passwordless sudo)");
+	}
+	v = json_object_get(priv, "password_storage");
+	if (json_is_string(v) && strcmp(json_string_value(v), "forbidden") != 0)
+		return fail(c, "privilege", "password_storage",
+		    "\"%s\" is refused: kp never stores a password; only \"forbidden\" is allowed",
+		    json_string_value(v));
+	return 0;
+}
+
+static int
+check_kernel(struct ctx *c, json_t *k)
+{
+	const char *mode = json_string_value(json_object_get(k, "filter_mode"));
+	json_t *id = json_object_get(k, "profile_id");
+
+	if (json_is_string(id) && !kp_profile_id_valid(json_string_value(id)))
+		return fail(c, "kernel", "profile_id",
+		    "\"%s\" is not a valid profile id (only A-Z a-z 0-9 _ . -, no \"..\")",
+		    json_string_value(id));
+	if (mode == NULL)
+		return 0;
+	if (strcmp(mode, "nvtx-range") == 0 && !json_is_string(json_object_get(k, "nvtx_range")))
+		return fail(c, "kernel", "nvtx_range", "required when filter_mode is nvtx-range");
+	if ((strcmp(mode, "exact") == 0 || strcmp(mode, "kernel-id") == 0) &&
+	    !json_is_string(json_object_get(k, "filter")))
+		return fail(c, "kernel", "filter", "required when filter_mode is %s", mode);
+	return 0;
+}
+
+static int
+check_tree(struct ctx *c, json_t *root)
+{
+	size_t i;
+
+	if (!json_is_object(root)) {
+		if (c->name)
+			return kp_errf(c->err, KP_EXIT_DATA, "%s: expected a mapping of sections, got %s",
+			    c->name, type_name(root));
+		return kp_errf(c->err, KP_EXIT_DATA, "expected a mapping of sections, got %s",
+		    type_name(root));
+	}
+	if (json_is_object(json_object_get(root, "privilege")) &&
+	    check_privilege(c, json_object_get(root, "privilege")) != 0)
+		return -1;
+	for (i = 0; i < NFIELDS; i++) {
+		const struct field *f = &fields[i];
+		json_t *sec, *v, *def;
+		int bad;
+
+		if ((sec = section(c, root, f->sec, &bad)) == NULL)
+			return -1;
+		v = json_object_get(sec, f->key);
+		if (v == NULL) {
+			if (f->def == NULL)
+				return fail(c, f->sec, f->key, "missing (required)");
+			def = json_loads(f->def, JSON_DECODE_ANY, NULL);
+			json_object_set_new(sec, f->key, def);
+			continue;
+		}
+		if (check_field(c, f, sec, v) != 0)
+			return -1;
+	}
+	return check_kernel(c, json_object_get(root, "kernel"));
+}
+
+int
+kp_target_validate(json_t *target, struct kp_err *err)
+{
+	struct ctx c = { NULL, NULL, err };
+
+	return check_tree(&c, target);
+}
+
+json_t *
+kp_target_load(const char *path, struct kp_err *err)
+{
+	struct fy_document *d;
+	struct ctx c;
+	const char *base;
+	json_t *t;
+
+	if ((d = kp_yaml_load(path, err)) == NULL)
+		return NULL;
+	t = kp_yaml_to_json(fy_document_root(d));
+	base = path;
+	c.name = base;
+	c.doc = d;
+	c.err = err;
+	if (t == NULL || check_tree(&c, t) != 0) {
+		json_decref(t);
+		fy_document_destroy(d);
+		return NULL;
+	}
+	fy_document_destroy(d);
+	return t;
+}
+
+/* A copy of the target with the known sections and keys in schema order,
+ * unknown ones after them, so the file reads the same way every time. */
+static json_t *
+ordered(json_t *t)
+{
+	json_t *out = json_object(), *o, *src;
+	const char *key;
+	json_t *v;
+	size_t i;
+
+	for (i = 0; i < NFIELDS; i++) {
+		const struct field *f = &fields[i];
+		char name[64], *p, *save = NULL;
+
+		o = out;
+		src = t;
+		snprintf(name, sizeof(name), "%s", f->sec);
+		for (p = strtok_r(name, ".", &save); p && src; p = strtok_r(NULL, ".", &save)) {
+			src = json_object_get(src, p);
+			if (json_object_get(o, p) == NULL)
+				json_object_set_new(o, p, json_object());
+			o = json_object_get(o, p);
+		}
+		if (src && (v = json_object_get(src, f->key)) != NULL)
+			json_object_set(o, f->key, v);
+	}
+	/* Unknown keys, at every level that holds known ones. */
+	json_object_foreach(t, key, v) {
+		if (json_object_get(out, key) == NULL) {
+			json_object_set(out, key, v);
+			continue;
+		}
+		if (json_is_object(v)) {
+			const char *k2;
+			json_t *v2;
+
+			o = json_object_get(out, key);
+			json_object_foreach(v, k2, v2) {
+				json_t *have = json_object_get(o, k2);
+				if (have == NULL)
+					json_object_set(o, k2, v2);
+				else if (json_is_object(v2) && json_is_object(have)) {
+					const char *k3;
+					json_t *v3;
+					json_object_foreach(v2, k3, v3)
+						if (json_object_get(have, k3) == NULL)
+							json_object_set(have, k3, v3);
+				}
+			}
+		}
+	}
+	return out;
+}
+
+int
+kp_target_write(json_t *target, const char *path, struct kp_err *err)
+{
+	struct fy_document *d;
+	json_t *o;
+	int rc;
+
+	if (kp_target_validate(target, err) != 0)
+		return -1;
+	if ((o = ordered(target)) == NULL)
+		return kp_errf(err, KP_EXIT_ENV, "out of memory");
+	d = kp_json_to_yaml(o, err);
+	json_decref(o);
+	if (d == NULL)
+		return -1;
+	rc = kp_yaml_write_atomic(d, path, err);
+	fy_document_destroy(d);
+	return rc;
+}
+
+int
+kp_profile_id_valid(const char *id)
+{
+	size_t n = strlen(id);
+
+	if (n == 0 || n > KP_PROFILE_ID_MAX || id[0] == '.' || id[0] == '-')
+		return 0;
+	if (strspn(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != n)
+		return 0;
+	return strstr(id, "..") == NULL;
+}
+
+char *
+kp_profile_id_stem(const char *kernel)
+{
+	size_t n = strlen(kernel), i, j = 0;
+	char *s;
+
+	if ((s = malloc(n + 8)) == NULL)
+		return NULL;
+	for (i = 0; i < n && j < 64; i++) {
+		char ch = kernel[i];
+
+		if (!isalnum((unsigned char)ch) && ch != '-' && ch != '.')
+			ch = '_';
+		if (ch == '.' && j > 0 && s[j - 1] == '.')
+			continue;	/* never ".." */
+		if (ch == '_' && j > 0 && s[j - 1] == '_')
+			continue;
+		if (j == 0 && (ch == '.' || ch == '-' || ch == '_'))
+			continue;
+		s[j++] = ch;
+	}
+	while (j > 0 && (s[j - 1] == '_' || s[j - 1] == '.' || s[j - 1] == '-'))
+		j--;
+	if (j == 0) {
+		strcpy(s, "kernel");
+		return s;
+	}
+	s[j] = '\0';
+	return s;
+}

@@ -1,0 +1,31 @@
+/* libFuzzer target: the JSONL record reader. */
+#include <stdint.h>
+#include <stdio.h>
+
+#include "kp.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct kp_err err;
+	struct kp_jsonl *r;
+	FILE *fp;
+	json_t *j;
+
+	if (size == 0 || (fp = fmemopen((void *)data, size, "r")) == NULL)
+		return 0;
+	if ((r = kp_jsonl_open(fp, "fuzz.jsonl")) != NULL) {
+		int rc, n = 0;
+		while ((rc = kp_jsonl_next(r, &j, &err)) != 0 && n++ < 1000) {
+			if (rc == 1) {
+				(void)kp_record_profile_dir(j);
+				json_decref(j);
+			}
+		}
+		kp_jsonl_close(r);
+	}
+	fclose(fp);
+	return 0;
+}

@@ -1,0 +1,257 @@
+/* Unit tests for hotspots.c: aggregation, ranking, stall reasons, classes. */
+#include <math.h>
+#include <string.h>
+
+#include "kp_check.h"
+
+static struct kp_hotspots *
+read_fixture(const char *rel, const struct kp_hs_opts *o)
+{
+	char path[1024];
+	struct kp_err err;
+	struct kp_hotspots *h;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s", KP_FIXTURES, rel);
+	fp = fopen(path, "rb");
+	ck_assert_ptr_nonnull(fp);
+	h = kp_hotspots_read(fp, path, o, &err);
+	fclose(fp);
+	ck_assert_msg(h != NULL, "%s", err.msg);
+	return h;
+}
+
+static struct kp_hotspots *
+read_string(const char *t, struct kp_err *err)
+{
+	FILE *fp = fmemopen((void *)t, strlen(t), "r");
+	struct kp_hotspots *h = kp_hotspots_read(fp, "mem", NULL, err);
+
+	fclose(fp);
+	return h;
+}
+
+START_TEST(test_hotspots_hgemm_v0_inner_product_line_first)
+{
+	struct kp_hotspots *h = read_fixture("h200/hgemm_v0/source_cuda_sass.csv", NULL);
+	const struct kp_hotspot *r = &h->rows[0];
+
+	/* source_cuda_sass.csv line 137: "24","acc += __half2float(As[threadIdx.y][k]) *
+	 * __half2float(Bs[k][threadIdx.x]);","-","-","124071" -- the largest line row of
+	 * bench_gemm.cu; 20 of its 68 SASS rows are LDS (Shared(20) Load(20)). */
+	ck_assert_int_eq(r->level, KP_HS_LINE);
+	ck_assert_int_eq(r->rank, 1);
+	ck_assert_str_eq(r->source_file, "/src/kp-capture/bench_gemm.cu");
+	ck_assert_int_eq(r->line, 24);
+	ck_assert(r->value == 124071);
+	ck_assert_str_eq(r->sass_opcode, "LDS");
+	ck_assert_str_eq(r->stall_reason, "mio_throttle");
+	/* no shared conflicts: L1 Wavefronts Shared Excessive is 0 on that line */
+	ck_assert_str_eq(r->bottleneck_class, "memory_bandwidth_bound");
+	ck_assert_ptr_nonnull(strstr(r->evidence, "124071 of "));
+	/* then at most 3 instruction rows of line 24, best first */
+	ck_assert_int_eq(h->rows[1].level, KP_HS_INSN);
+	ck_assert_int_eq(h->rows[1].line, 24);
+	ck_assert_int_eq(h->rows[1].rank, 1);
+	/* "0x7f37757a0340","LDS.U16 R28, [R20]": 21054 samples, 17853 of them stall_barrier */
+	ck_assert_str_eq(h->rows[1].address, "0x7f37757a0340");
+	ck_assert(h->rows[1].value == 21054);
+	ck_assert_str_eq(h->rows[1].stall_reason, "barrier");
+	ck_assert_str_eq(h->rows[1].bottleneck_class, "synchronization_bound");
+	ck_assert_int_eq(h->rows[4].level, KP_HS_LINE);
+	ck_assert_int_eq(h->rows[4].rank, 2);
+	kp_hotspots_free(h);
+}
+END_TEST
+
+START_TEST(test_hotspots_producer_on_same_line_is_named)
+{
+	struct kp_hs_opts o = { NULL, 2, 3 };
+	struct kp_hotspots *h = read_fixture("h200/hgemm_v0/source_cuda_sass.csv", &o);
+	const struct kp_hotspot *r = &h->rows[4];
+
+	/* line 20 (As[...] = A[...]): its STS at 0x7f37757a0310 waits (long_sb) on the
+	 * LDG at 0x7f37757a0280 of the same line */
+	ck_assert_int_eq(r->line, 20);
+	ck_assert_str_eq(r->stall_reason, "long_scoreboard");
+	ck_assert_str_eq(r->bottleneck_class, "memory_latency_bound");
+	ck_assert_ptr_nonnull(strstr(r->evidence, "waits on LDG at 0x7f37757a0280 on the same line"));
+	ck_assert_uint_eq(h->n, 8);	/* 2 lines, 3 instructions each */
+	kp_hotspots_free(h);
+}
+END_TEST
+
+START_TEST(test_hotspots_stream_triad_sums_copies)
+{
+	struct kp_hotspots *h = read_fixture("h200/stream_triad/source_cuda_sass.csv", NULL);
+
+	/* line 55 in the 3 copies (csv lines 97, 247, 397): 22077 + 22007 + 21999 */
+	ck_assert_int_eq(h->rows[0].line, 55);
+	ck_assert(h->rows[0].value == 66083);
+	ck_assert_uint_eq(h->copies, 3);
+	ck_assert_str_eq(h->rows[0].stall_reason, "long_scoreboard");
+	kp_hotspots_free(h);
+}
+END_TEST
+
+START_TEST(test_hotspots_sass_repeated_blocks_count_once)
+{
+	struct kp_hotspots *h = read_fixture("h200/stream_triad/source_sass.csv", NULL);
+
+	/* 6 "Kernel Name" blocks, pairwise equal: 3 copies, 3 repeats */
+	ck_assert_uint_eq(h->copies, 3);
+	ck_assert_uint_ge(h->duplicates, 3);
+	ck_assert_int_eq(h->rows[0].level, KP_HS_INSN);
+	ck_assert_int_eq(h->rows[0].line, 0);
+	ck_assert_str_eq(h->rows[0].confidence, "low");
+	ck_assert_str_eq(h->rows[0].sass_opcode, "FFMA");
+	kp_hotspots_free(h);
+}
+END_TEST
+
+START_TEST(test_hotspots_triton_rows_carry_py_lines)
+{
+	struct kp_hotspots *h = read_fixture("h200/triton_hgemm/source_cuda_sass.csv", NULL);
+	size_t i;
+
+	/* one block: "File Path","/src/kp-capture/bench_triton_hgemm.py" */
+	for (i = 0; i < h->n; i++) {
+		ck_assert_str_eq(h->rows[i].source_file, "/src/kp-capture/bench_triton_hgemm.py");
+		ck_assert_int_gt(h->rows[i].line, 0);
+		ck_assert_str_ne(h->rows[i].confidence, "best_effort");
+		ck_assert_str_eq(h->rows[i].function, "hgemm_byzj_v0");
+	}
+	/* "18","for k in range(0, K, BK):" has 976 samples, the most of any line */
+	ck_assert_int_eq(h->rows[0].line, 18);
+	ck_assert(h->rows[0].value == 976);
+	kp_hotspots_free(h);
+}
+END_TEST
+
+START_TEST(test_hotspots_triton_without_py_line_is_best_effort)
+{
+	const char *t = "\"File Path\",\"/tmp/k.ttgir\"\n\"Function Name\",\"k\"\n"
+	    "\"Line No\",\"Source\",\"Address\",\"Source\",\"Warp Stall Sampling (All Samples)\",\"stall_wait\"\n"
+	    "\"7\",\"%0 = tt.load\",\"-\",\"-\",\"40\",\"40\"\n"
+	    "\"\",\"\",\"0x10\",\"  FFMA R1, R2, R3, R4\",\"40\",\"40\"\n";
+	struct kp_err err;
+	struct kp_hotspots *h = read_string(t, &err);
+
+	ck_assert_ptr_nonnull(h);
+	ck_assert_str_eq(h->rows[0].confidence, "best_effort");
+	kp_hotspots_free(h);
+}
+END_TEST
+
+START_TEST(test_hotspots_word_bar_in_source_is_not_an_opcode)
+{
+	/* the old Python tool matched the word "bar" in the source text as BAR */
+	const char *t = "\"File Path\",\"/x/k.cu\"\n\"Function Name\",\"k()\"\n"
+	    "\"Line No\",\"Source\",\"Address\",\"Source\",\"Warp Stall Sampling (All Samples)\",\"stall_barrier\",\"stall_math\"\n"
+	    "\"3\",\"float bar = bar_scale * x; // bar\",\"-\",\"-\",\"100\",\"0\",\"90\"\n"
+	    "\"\",\"\",\"0x10\",\"  FFMA R1, R2, R3, R4\",\"100\",\"0\",\"90\"\n";
+	struct kp_err err;
+	struct kp_hotspots *h = read_string(t, &err);
+
+	ck_assert_ptr_nonnull(h);
+	ck_assert_str_eq(h->rows[0].sass_opcode, "FFMA");
+	ck_assert_str_eq(h->rows[0].stall_reason, "math_pipe_throttle");
+	ck_assert_str_eq(h->rows[0].bottleneck_class, "compute_pipeline_bound");
+	ck_assert_str_eq(h->rows[0].confidence, "high");
+	kp_hotspots_free(h);
+}
+END_TEST
+
+START_TEST(test_hotspots_no_samples_is_unavailable)
+{
+	const char *t = "\"Kernel Name\",\"k\",\n\"Address\",\"Source\",\"Warp Stall Sampling (All Samples)\"\n"
+	    "\"0x10\",\"  FFMA R1, R2, R3, R4\",\"0\"\n";
+	struct kp_err err;
+	struct kp_hotspots *h = read_string(t, &err);
+
+	ck_assert_ptr_nonnull(h);
+	ck_assert_uint_eq(h->n, 1);
+	ck_assert_int_eq(h->rows[0].level, KP_HS_UNAVAILABLE);
+	ck_assert_str_eq(h->rows[0].confidence, "none");
+	ck_assert(isnan(h->rows[0].value));
+	kp_hotspots_free(h);
+}
+END_TEST
+
+START_TEST(test_hotspots_unknown_metric_is_usage_error)
+{
+	struct kp_hs_opts o = { "Access Operation", 20, 3 };
+	char path[1024];
+	struct kp_err err;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/h200/hgemm_v0/source_sass.csv", KP_FIXTURES);
+	fp = fopen(path, "rb");
+	ck_assert_ptr_null(kp_hotspots_read(fp, path, &o, &err));
+	ck_assert_int_eq(err.status, KP_EXIT_USAGE);
+	fclose(fp);
+}
+END_TEST
+
+START_TEST(test_hotspot_classes)
+{
+	ck_assert_str_eq(kp_hotspot_class("LDS", "short_scoreboard", 1), "shared_memory_bank_conflict");
+	ck_assert_str_eq(kp_hotspot_class("LDSM", "short_scoreboard", 0), "memory_latency_bound");
+	ck_assert_str_eq(kp_hotspot_class("STS", "mio_throttle", 1), "shared_memory_bank_conflict");
+	ck_assert_str_eq(kp_hotspot_class("UTMALDG", "long_scoreboard", 0), "memory_latency_bound");
+	ck_assert_str_eq(kp_hotspot_class("LDG", "lg_throttle", 0), "memory_bandwidth_bound");
+	ck_assert_str_eq(kp_hotspot_class("HGMMA", "wait", 0), "compute_pipeline_bound");
+	ck_assert_str_eq(kp_hotspot_class("HMMA", "math_pipe_throttle", 0), "compute_pipeline_bound");
+	ck_assert_str_eq(kp_hotspot_class("BAR", "", 0), "synchronization_bound");
+	ck_assert_str_eq(kp_hotspot_class("FFMA", "barrier", 0), "synchronization_bound");
+	ck_assert_str_eq(kp_hotspot_class("LDL", "long_scoreboard", 0), "register_spill");
+	ck_assert_str_eq(kp_hotspot_class("STL", "", 0), "register_spill");
+	ck_assert_str_eq(kp_hotspot_class("BSSY", "branch_resolving", 0), "divergence_bound");
+	ck_assert_str_eq(kp_hotspot_class("MUFU", "math_pipe_throttle", 0), "compute_pipeline_bound");
+	ck_assert_str_eq(kp_hotspot_class("IMAD", "wait", 0), "compute_pipeline_bound");
+	ck_assert_str_eq(kp_hotspot_class("STG", "wait", 0), "");
+	ck_assert_str_eq(kp_hotspot_class("FFMA", "no_instruction", 0), "");
+}
+END_TEST
+
+START_TEST(test_hotspots_csv_quotes_fields)
+{
+	struct kp_hs_opts o = { NULL, 1, 0 };
+	struct kp_hotspots *h = read_fixture("h200/hgemm_v0/source_cuda_sass.csv", &o);
+	struct kp_err err;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+
+	ck_assert_int_eq(kp_hotspots_write_csv(fp, h, &err), 0);
+	fclose(fp);
+	ck_assert(strncmp(buf, "source_file,line,function,sass_opcode,ptx_opcode,metric,value,"
+	    "stall_reason,bottleneck_class,confidence,evidence\n/src/kp-capture/bench_gemm.cu,24,"
+	    "\"hgemm_byzj_v0(const __half *, const __half *, __half *, int, int, int)\",LDS,,", 179) == 0);
+	free(buf);
+	kp_hotspots_free(h);
+}
+END_TEST
+
+static Suite *
+hotspots_suite(void)
+{
+	Suite *s = suite_create("hotspots");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_hotspots_hgemm_v0_inner_product_line_first);
+	tcase_add_test(tc, test_hotspots_producer_on_same_line_is_named);
+	tcase_add_test(tc, test_hotspots_stream_triad_sums_copies);
+	tcase_add_test(tc, test_hotspots_sass_repeated_blocks_count_once);
+	tcase_add_test(tc, test_hotspots_triton_rows_carry_py_lines);
+	tcase_add_test(tc, test_hotspots_triton_without_py_line_is_best_effort);
+	tcase_add_test(tc, test_hotspots_word_bar_in_source_is_not_an_opcode);
+	tcase_add_test(tc, test_hotspots_no_samples_is_unavailable);
+	tcase_add_test(tc, test_hotspots_unknown_metric_is_usage_error);
+	tcase_add_test(tc, test_hotspot_classes);
+	tcase_add_test(tc, test_hotspots_csv_quotes_fields);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+KP_CHECK_MAIN(hotspots_suite)

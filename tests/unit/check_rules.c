@@ -1,0 +1,569 @@
+/*
+ * Unit tests for the rules module (rules.c, rules_eval.c): loading and
+ * validating rules files, the classification of the four captured H200
+ * kernels, scoring (causes over symptoms), not-evaluated rules, hotspots and
+ * kp-collect's follow-up choice.
+ *
+ * The kernel objects below are written by hand in the metrics summary's
+ * layout, with values copied from tests/fixtures/h200/<kernel>/full_raw.csv
+ * (the *_kernel objects: summary keys, stalls and the few full metrics the
+ * rules use) and basic_raw.csv (the *_basic objects: what --set basic gives).
+ * Percentages and counts are ncu's numbers unchanged.
+ */
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kp_check.h"
+#include "rules_int.h"
+
+static const char hgemm_v0_kernel[] =
+    "{\"device\": \"NVIDIA H200\", \"function\": \"hgemm_v0\", \"metrics\": {\"l1tex__data_pipe_lsu_wavefr"
+    "onts_mem_shared_op_ld.sum\": 335683986.0, \"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st"
+    ".sum\": 34375815.0, \"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum\": 33554432.0, \"l1tex__"
+    "t_sectors_pipe_lsu_mem_global_op_ld.sum\": 67108864.0, \"launch__occupancy_limit_blocks\": 32"
+    ".0, \"launch__occupancy_limit_registers\": 8.0, \"launch__occupancy_limit_shared_mem\": 16.0, "
+    "\"launch__occupancy_limit_warps\": 8.0, \"launch__sm_count\": 132.0, \"sm__inst_executed_pipe_f"
+    "ma_type_fp16.avg.pct_of_peak_sustained_active\": 53.93, \"sm__inst_executed_pipe_tensor_op_h"
+    "mma.avg.pct_of_peak_sustained_active\": 0.01, \"smsp__thread_inst_executed_per_inst_executed"
+    ".ratio\": 32.0, \"smsp__warps_eligible.avg.per_cycle_active\": 4.84}, \"name\": \"hgemm_v0\", \"su"
+    "mmary\": {\"achieved_occupancy_pct\": 97.53, \"block_size\": 256.0, \"dram_throughput_pct\": 0.19"
+    ", \"grid_size\": 16384.0, \"ipc\": 3.08, \"l1tex_throughput_pct\": 89.62, \"l2_throughput_pct\": 1"
+    "9.83, \"local_spill_requests\": 0.0, \"memory_throughput_pct\": 89.19, \"registers_per_thread\":"
+    " 32.0, \"shared_bank_conflicts\": 961049.0, \"sm_throughput_pct\": 80.59, \"stalls\": {\"barrier\""
+    ": 3.61, \"branch_resolving\": 0.03, \"dispatch_stall\": 0.68, \"drain\": 0.0, \"gmma\": 0.0, \"imc_"
+    "miss\": 0.0, \"lg_throttle\": 0.0, \"long_scoreboard\": 3.35, \"math_pipe_throttle\": 1.09, \"memb"
+    "ar\": 0.0, \"mio_throttle\": 3.19, \"misc\": 0.0, \"no_instruction\": 0.05, \"not_selected\": 5.28,"
+    " \"selected\": 1.0, \"short_scoreboard\": 0.44, \"sleeping\": 0.0, \"tex_throttle\": 0.0, \"wait\": "
+    "1.56}, \"tensor_pipe_pct\": 0.01, \"theoretical_occupancy_pct\": 100.0, \"waves_per_sm\": 15.52}"
+    "}";
+static const char hgemm_v0_basic[] =
+    "{\"device\": \"NVIDIA H200\", \"function\": \"hgemm_v0\", \"metrics\": {\"launch__occupancy_limit_blo"
+    "cks\": 32.0, \"launch__occupancy_limit_registers\": 8.0, \"launch__occupancy_limit_shared_mem\""
+    ": 16.0, \"launch__occupancy_limit_warps\": 8.0, \"launch__sm_count\": 132.0}, \"name\": \"hgemm_v"
+    "0\", \"summary\": {\"achieved_occupancy_pct\": 97.56, \"block_size\": 256.0, \"dram_throughput_pct"
+    "\": 0.19, \"grid_size\": 16384.0, \"l1tex_throughput_pct\": 89.65, \"l2_throughput_pct\": 20.03, "
+    "\"memory_throughput_pct\": 89.37, \"registers_per_thread\": 32.0, \"sm_throughput_pct\": 80.74, "
+    "\"theoretical_occupancy_pct\": 100.0, \"waves_per_sm\": 15.52}}";
+static const char hgemm_v1_kernel[] =
+    "{\"device\": \"NVIDIA H200\", \"function\": \"hgemm_v1\", \"metrics\": {\"l1tex__data_pipe_lsu_wavefr"
+    "onts_mem_shared_op_ld.sum\": 0.0, \"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum\": 0"
+    ".0, \"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum\": 16777216.0, \"l1tex__t_sectors_pipe_"
+    "lsu_mem_global_op_ld.sum\": 134217728.0, \"launch__occupancy_limit_blocks\": 32.0, \"launch__o"
+    "ccupancy_limit_registers\": 3.0, \"launch__occupancy_limit_shared_mem\": 16.0, \"launch__occup"
+    "ancy_limit_warps\": 4.0, \"launch__sm_count\": 132.0, \"sm__inst_executed_pipe_fma_type_fp16.a"
+    "vg.pct_of_peak_sustained_active\": 0.0, \"sm__inst_executed_pipe_tensor_op_hmma.avg.pct_of_p"
+    "eak_sustained_active\": 1.46, \"smsp__thread_inst_executed_per_inst_executed.ratio\": 32.0, \""
+    "smsp__warps_eligible.avg.per_cycle_active\": 0.32}, \"name\": \"hgemm_v1\", \"summary\": {\"achiev"
+    "ed_occupancy_pct\": 68.55, \"block_size\": 512.0, \"dram_throughput_pct\": 0.57, \"grid_size\": 1"
+    "024.0, \"ipc\": 0.43, \"l1tex_throughput_pct\": 99.61, \"l2_throughput_pct\": 16.94, \"local_spil"
+    "l_requests\": 0.0, \"memory_throughput_pct\": 96.19, \"registers_per_thread\": 40.0, \"shared_ba"
+    "nk_conflicts\": 0.0, \"sm_throughput_pct\": 16.99, \"stalls\": {\"barrier\": 0.0, \"branch_resolvi"
+    "ng\": 0.03, \"dispatch_stall\": 0.31, \"drain\": 0.12, \"gmma\": 0.0, \"imc_miss\": 0.01, \"lg_throt"
+    "tle\": 11.51, \"long_scoreboard\": 41.73, \"math_pipe_throttle\": 0.07, \"membar\": 0.0, \"mio_thr"
+    "ottle\": 36.71, \"misc\": 0.0, \"no_instruction\": 0.05, \"not_selected\": 2.0, \"selected\": 1.0, "
+    "\"short_scoreboard\": 6.93, \"sleeping\": 0.0, \"tex_throttle\": 0.0, \"wait\": 2.01}, \"tensor_pip"
+    "e_pct\": 4.37, \"theoretical_occupancy_pct\": 75.0, \"waves_per_sm\": 2.59}}";
+static const char hgemm_v1_basic[] =
+    "{\"device\": \"NVIDIA H200\", \"function\": \"hgemm_v1\", \"metrics\": {\"launch__occupancy_limit_blo"
+    "cks\": 32.0, \"launch__occupancy_limit_registers\": 3.0, \"launch__occupancy_limit_shared_mem\""
+    ": 16.0, \"launch__occupancy_limit_warps\": 4.0, \"launch__sm_count\": 132.0}, \"name\": \"hgemm_v"
+    "1\", \"summary\": {\"achieved_occupancy_pct\": 68.55, \"block_size\": 512.0, \"dram_throughput_pct"
+    "\": 0.57, \"grid_size\": 1024.0, \"l1tex_throughput_pct\": 99.61, \"l2_throughput_pct\": 16.95, \""
+    "memory_throughput_pct\": 96.12, \"registers_per_thread\": 40.0, \"sm_throughput_pct\": 16.98, \""
+    "theoretical_occupancy_pct\": 75.0, \"waves_per_sm\": 2.59}}";
+static const char stream_triad_kernel[] =
+    "{\"device\": \"NVIDIA H200\", \"function\": \"stream_triad\", \"metrics\": {\"l1tex__data_pipe_lsu_wa"
+    "vefronts_mem_shared_op_ld.sum\": 0.0, \"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"
+    "\": 0.0, \"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum\": 1048576.0, \"l1tex__t_sectors_pi"
+    "pe_lsu_mem_global_op_ld.sum\": 16777216.0, \"launch__occupancy_limit_blocks\": 32.0, \"launch_"
+    "_occupancy_limit_registers\": 10.0, \"launch__occupancy_limit_shared_mem\": 32.0, \"launch__oc"
+    "cupancy_limit_warps\": 8.0, \"launch__sm_count\": 132.0, \"sm__inst_executed_pipe_fma_type_fp1"
+    "6.avg.pct_of_peak_sustained_active\": 0.0, \"sm__inst_executed_pipe_tensor_op_hmma.avg.pct_o"
+    "f_peak_sustained_active\": 0.0, \"smsp__thread_inst_executed_per_inst_executed.ratio\": 32.0,"
+    " \"smsp__warps_eligible.avg.per_cycle_active\": 0.07}, \"name\": \"stream_triad\", \"summary\": {\""
+    "achieved_occupancy_pct\": 97.01, \"block_size\": 256.0, \"dram_throughput_pct\": 87.29, \"grid_s"
+    "ize\": 1056.0, \"ipc\": 0.23, \"l1tex_throughput_pct\": 22.98, \"l2_throughput_pct\": 90.65, \"loc"
+    "al_spill_requests\": 0.0, \"memory_throughput_pct\": 87.29, \"registers_per_thread\": 20.0, \"sh"
+    "ared_bank_conflicts\": 0.0, \"sm_throughput_pct\": 5.45, \"stalls\": {\"barrier\": 0.0, \"branch_r"
+    "esolving\": 0.15, \"dispatch_stall\": 0.03, \"drain\": 0.03, \"gmma\": 0.0, \"imc_miss\": 0.07, \"lg"
+    "_throttle\": 0.12, \"long_scoreboard\": 262.94, \"math_pipe_throttle\": 0.09, \"membar\": 0.0, \"m"
+    "io_throttle\": 0.11, \"misc\": 0.0, \"no_instruction\": 0.21, \"not_selected\": 0.23, \"selected\":"
+    " 1.0, \"short_scoreboard\": 0.04, \"sleeping\": 0.0, \"tex_throttle\": 0.0, \"wait\": 1.71}, \"tens"
+    "or_pipe_pct\": 0.0, \"theoretical_occupancy_pct\": 100.0, \"waves_per_sm\": 1.0}}";
+static const char stream_triad_basic[] =
+    "{\"device\": \"NVIDIA H200\", \"function\": \"stream_triad\", \"metrics\": {\"launch__occupancy_limit"
+    "_blocks\": 32.0, \"launch__occupancy_limit_registers\": 10.0, \"launch__occupancy_limit_shared"
+    "_mem\": 32.0, \"launch__occupancy_limit_warps\": 8.0, \"launch__sm_count\": 132.0}, \"name\": \"st"
+    "ream_triad\", \"summary\": {\"achieved_occupancy_pct\": 96.91, \"block_size\": 256.0, \"dram_throu"
+    "ghput_pct\": 87.22, \"grid_size\": 1056.0, \"l1tex_throughput_pct\": 22.97, \"l2_throughput_pct\""
+    ": 90.7, \"memory_throughput_pct\": 87.22, \"registers_per_thread\": 20.0, \"sm_throughput_pct\":"
+    " 5.48, \"theoretical_occupancy_pct\": 100.0, \"waves_per_sm\": 1.0}}";
+static const char triton_hgemm_kernel[] =
+    "{\"device\": \"NVIDIA H200\", \"function\": \"triton_hgemm\", \"metrics\": {\"l1tex__data_pipe_lsu_wa"
+    "vefronts_mem_shared_op_ld.sum\": 68677.0, \"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st"
+    ".sum\": 73237.0, \"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum\": 524288.0, \"l1tex__t_sec"
+    "tors_pipe_lsu_mem_global_op_ld.sum\": 8388608.0, \"launch__occupancy_limit_blocks\": 32.0, \"l"
+    "aunch__occupancy_limit_registers\": 3.0, \"launch__occupancy_limit_shared_mem\": 3.0, \"launch"
+    "__occupancy_limit_warps\": 16.0, \"launch__sm_count\": 132.0, \"sm__inst_executed_pipe_fma_typ"
+    "e_fp16.avg.pct_of_peak_sustained_active\": 0.0, \"sm__inst_executed_pipe_tensor_op_hmma.avg."
+    "pct_of_peak_sustained_active\": 2.04, \"smsp__thread_inst_executed_per_inst_executed.ratio\":"
+    " 32.0, \"smsp__warps_eligible.avg.per_cycle_active\": 0.26}, \"name\": \"triton_hgemm\", \"summar"
+    "y\": {\"achieved_occupancy_pct\": 11.98, \"block_size\": 128.0, \"dram_throughput_pct\": 11.43, \""
+    "grid_size\": 256.0, \"ipc\": 0.87, \"l1tex_throughput_pct\": 55.72, \"l2_throughput_pct\": 48.49,"
+    " \"local_spill_requests\": 0.0, \"memory_throughput_pct\": 49.84, \"registers_per_thread\": 166."
+    "0, \"shared_bank_conflicts\": 1369.0, \"sm_throughput_pct\": 58.4, \"stalls\": {\"barrier\": 1.36,"
+    " \"branch_resolving\": 0.0, \"dispatch_stall\": 1.13, \"drain\": 0.15, \"gmma\": 0.2, \"imc_miss\": "
+    "0.03, \"lg_throttle\": 0.14, \"long_scoreboard\": 3.0, \"math_pipe_throttle\": 0.09, \"membar\": 0"
+    ".0, \"mio_throttle\": 0.09, \"misc\": 0.0, \"no_instruction\": 0.11, \"not_selected\": 0.18, \"sele"
+    "cted\": 1.0, \"short_scoreboard\": 0.1, \"sleeping\": 0.0, \"tex_throttle\": 0.0, \"wait\": 1.15}, "
+    "\"tensor_pipe_pct\": 65.28, \"theoretical_occupancy_pct\": 18.75, \"waves_per_sm\": 0.65}}";
+static const char triton_hgemm_basic[] =
+    "{\"device\": \"NVIDIA H200\", \"function\": \"triton_hgemm\", \"metrics\": {\"launch__occupancy_limit"
+    "_blocks\": 32.0, \"launch__occupancy_limit_registers\": 3.0, \"launch__occupancy_limit_shared_"
+    "mem\": 3.0, \"launch__occupancy_limit_warps\": 16.0, \"launch__sm_count\": 132.0}, \"name\": \"tri"
+    "ton_hgemm\", \"summary\": {\"achieved_occupancy_pct\": 11.98, \"block_size\": 128.0, \"dram_throug"
+    "hput_pct\": 11.52, \"grid_size\": 256.0, \"l1tex_throughput_pct\": 55.94, \"l2_throughput_pct\": "
+    "48.44, \"memory_throughput_pct\": 51.96, \"registers_per_thread\": 166.0, \"sm_throughput_pct\":"
+    " 60.9, \"theoretical_occupancy_pct\": 18.75, \"waves_per_sm\": 0.65}}";
+
+static struct kp_rules *
+shipped(void)
+{
+	struct kp_err err;
+	struct kp_rules *r = kp_rules_load(KP_FIXTURES "/../../references/rules/bottleneck_rules.yaml",
+	    &err);
+
+	ck_assert_msg(r != NULL, "%s", err.msg);
+	return r;
+}
+
+static json_t *
+kernel(const char *text)
+{
+	json_error_t je;
+	json_t *k = json_loads(text, 0, &je);
+
+	ck_assert_msg(k != NULL, "%s", je.text);
+	return k;
+}
+
+/* The decision on a kernel with the shipped rules (new reference). */
+static json_t *
+decide(const char *text, json_t *hot)
+{
+	struct kp_err err;
+	struct kp_rules *r = shipped();
+	json_t *k = kernel(text), *d = kp_rules_decide(r, k, hot, &err);
+
+	ck_assert_msg(d != NULL, "%s", err.msg);
+	json_decref(k);
+	kp_rules_free(r);
+	return d;
+}
+
+static const char *
+primary(json_t *d)
+{
+	return json_string_value(json_object_get(d, "primary"));
+}
+
+static json_t *
+find(json_t *d, const char *cls)
+{
+	json_t *f;
+	size_t i;
+
+	json_array_foreach(json_object_get(d, "findings"), i, f)
+		if (strcmp(json_string_value(json_object_get(f, "class")), cls) == 0)
+			return f;
+	return NULL;
+}
+
+static double
+evidence_value(json_t *f, const char *metric)
+{
+	json_t *e;
+	size_t i;
+
+	json_array_foreach(json_object_get(f, "evidence"), i, e)
+		if (strcmp(json_string_value(json_object_get(e, "metric")), metric) == 0)
+			return json_real_value(json_object_get(e, "value"));
+	ck_abort_msg("no evidence on %s", metric);
+	return NAN;
+}
+
+START_TEST(test_rules_shipped_file_covers_taxonomy)
+{
+	struct kp_rules *r = shipped();
+	size_t i, j;
+
+	for (i = 0; kp_rule_classes[i] != NULL; i++) {
+		for (j = 0; j < r->nrules; j++)
+			if (strcmp(r->rules[j].id, kp_rule_classes[i]) == 0)
+				break;
+		ck_assert_msg(j < r->nrules, "no rule for %s", kp_rule_classes[i]);
+	}
+	kp_rules_free(r);
+}
+END_TEST
+
+START_TEST(test_rules_followup_defaults_equal_shipped_file)
+{
+	struct kp_rules *r = shipped();
+
+	/* One source of truth: the built-in fallback is the shipped file. */
+	ck_assert(r->fu.memory_dominant_pct == kp_followup_defaults.memory_dominant_pct);
+	ck_assert(r->fu.sm_dominant_pct == kp_followup_defaults.sm_dominant_pct);
+	ck_assert(r->fu.low_occupancy_pct == kp_followup_defaults.low_occupancy_pct);
+	ck_assert(r->fu.occupancy_gap_ratio == kp_followup_defaults.occupancy_gap_ratio);
+	ck_assert(r->fu.low_both_pct == kp_followup_defaults.low_both_pct);
+	ck_assert(r->fu.low_ipc == kp_followup_defaults.low_ipc);
+	kp_rules_free(r);
+}
+END_TEST
+
+/*
+ * hgemm_v0: fp16 GEMM on CUDA cores.  The fp16 FMA pipe runs at 53.93 % of
+ * its peak while the tensor pipe is active 0.01 % of cycles: half-precision
+ * matrix math that tensor cores would do.  The high SM throughput (80.59 %,
+ * IPC 3.08) is the symptom of doing it on the FMA and LSU pipes.  Bank
+ * conflicts are not the cause: 961,049 conflicts over 370,059,801 shared
+ * wavefronts is 0.26 %.  (v1, the same GEMM on tensor cores, is 3x faster.)
+ */
+START_TEST(test_decide_hgemm_v0_tensor_core_underuse)
+{
+	json_t *d = decide(hgemm_v0_kernel, NULL), *f;
+
+	ck_assert_str_eq(primary(d), "tensor_core_underuse");
+	f = find(d, "tensor_core_underuse");
+	ck_assert_double_eq_tol(evidence_value(f, "tensor_pipe_pct"), 0.01, 1e-9);
+	ck_assert_double_eq_tol(evidence_value(f,
+	    "sm__inst_executed_pipe_fma_type_fp16.avg.pct_of_peak_sustained_active"), 53.93, 1e-9);
+	ck_assert_ptr_nonnull(find(d, "compute_pipeline_bound"));
+	ck_assert_ptr_null(find(d, "shared_memory_bank_conflict"));
+	ck_assert_double_eq_tol(json_real_value(json_object_get(json_object_get(d,
+	    "metrics_used"), "shared_conflict_share")), 961049.0 / 370059801.0, 1e-12);
+	json_decref(d);
+}
+END_TEST
+
+/*
+ * hgemm_v1: WMMA without shared-memory staging.  Long-scoreboard stalls are
+ * 41.73 of 102.48 warps per issue (0.41), IPC 0.43, L1 at 99.61 %: the warps
+ * wait on global loads through L1.  The tensor pipe (4.37 %) is starved by
+ * that wait, so memory_latency_bound outranks tensor_core_underuse.
+ */
+START_TEST(test_decide_hgemm_v1_memory_latency)
+{
+	json_t *d = decide(hgemm_v1_kernel, NULL), *f;
+	double a, b;
+
+	ck_assert_str_eq(primary(d), "memory_latency_bound");
+	f = find(d, "memory_latency_bound");
+	ck_assert_double_eq_tol(evidence_value(f, "stall_share.long_scoreboard"),
+	    41.73 / 102.48, 1e-3);
+	ck_assert_double_eq_tol(evidence_value(f, "ipc"), 0.43, 1e-9);
+	ck_assert_ptr_nonnull(find(d, "tensor_core_underuse"));
+	a = json_real_value(json_object_get(f, "score"));
+	b = json_real_value(json_object_get(find(d, "tensor_core_underuse"), "score"));
+	ck_assert(a > b);
+	json_decref(d);
+}
+END_TEST
+
+/*
+ * stream_triad: DRAM at 87.29 % and L2 at 90.65 % of peak: a streaming kernel
+ * at the memory system's limit.  Long-scoreboard stalls (0.99 of all) are the
+ * symptom, so memory_bandwidth_bound must rank above memory_latency_bound
+ * although the latter's own score is higher (its excess is larger).
+ */
+START_TEST(test_decide_stream_triad_bandwidth)
+{
+	json_t *d = decide(stream_triad_kernel, NULL), *f, *g;
+
+	ck_assert_str_eq(primary(d), "memory_bandwidth_bound");
+	f = find(d, "memory_bandwidth_bound");
+	g = find(d, "memory_latency_bound");
+	ck_assert_ptr_nonnull(g);
+	ck_assert_double_eq_tol(evidence_value(f, "dram_throughput_pct"), 87.29, 1e-9);
+	ck_assert_double_eq_tol(json_real_value(json_object_get(f, "score")),
+	    json_real_value(json_object_get(g, "score")) + 1, 0.011);
+	json_decref(d);
+}
+END_TEST
+
+/*
+ * triton_hgemm: 166 registers per thread and 50 KB of shared memory per block
+ * allow 3 blocks (12 warps) per SM: theoretical occupancy 18.75 %, achieved
+ * 11.98 %.  The tensor pipe is busy 65.28 % of active cycles, but with so few
+ * warps long-scoreboard stalls are 0.34 of all and IPC is 0.87: the register
+ * and shared-memory budget (occupancy_limited) explains the latency finding.
+ * The grid gives every SM work (256 blocks, 1.94 per SM): not under-filled.
+ */
+START_TEST(test_decide_triton_occupancy_limited)
+{
+	json_t *d = decide(triton_hgemm_kernel, NULL), *f;
+
+	ck_assert_str_eq(primary(d), "occupancy_limited");
+	f = find(d, "occupancy_limited");
+	ck_assert_double_eq_tol(evidence_value(f, "theoretical_occupancy_pct"), 18.75, 1e-9);
+	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(f, "text")),
+	    "166 registers per thread"));
+	ck_assert_ptr_nonnull(find(d, "compute_pipeline_bound"));
+	ck_assert_ptr_null(find(d, "under_filled_grid"));
+	ck_assert_double_eq_tol(json_real_value(json_object_get(json_object_get(d,
+	    "metrics_used"), "blocks_per_sm")), 256.0 / 132.0, 1e-12);
+	json_decref(d);
+}
+END_TEST
+
+/* stream_triad launched with 16 blocks: 0.12 blocks per SM.  The grid is the
+ * cause of everything else, so it ranks first. */
+START_TEST(test_decide_under_filled_grid_outranks_everything)
+{
+	struct kp_err err;
+	struct kp_rules *r = shipped();
+	json_t *k = kernel(stream_triad_kernel), *s = json_object_get(k, "summary"), *d;
+
+	json_object_set_new(s, "grid_size", json_real(16));
+	json_object_set_new(s, "waves_per_sm", json_real(0.02));
+	d = kp_rules_decide(r, k, NULL, &err);
+	ck_assert_str_eq(primary(d), "under_filled_grid");
+	ck_assert_double_eq_tol(evidence_value(find(d, "under_filled_grid"), "blocks_per_sm"),
+	    16.0 / 132.0, 1e-12);
+	ck_assert_ptr_nonnull(find(d, "memory_bandwidth_bound"));
+	json_decref(d);
+	json_decref(k);
+	kp_rules_free(r);
+}
+END_TEST
+
+/* Absent metrics: rules do not fire and say what is missing.  Without
+ * launch__sm_count (and no device) blocks_per_sm cannot be known.  A rule with
+ * a condition false on present data is evaluated (memory_latency_bound: ipc
+ * 3 < 2 is false) even though its other metric is missing. */
+START_TEST(test_decide_missing_metrics_not_evaluated)
+{
+	json_t *d = decide("{\"name\": \"k\", \"summary\": {\"sm_throughput_pct\": 12, \"ipc\": 3}}", NULL);
+	json_t *ne = json_object_get(d, "not_evaluated"), *e;
+	size_t i;
+	int seen_grid = 0, seen_bw = 0;
+
+	ck_assert(json_is_null(json_object_get(d, "primary")));
+	ck_assert_uint_eq(json_array_size(json_object_get(d, "findings")), 0);
+	json_array_foreach(ne, i, e) {
+		const char *c = json_string_value(json_object_get(e, "class"));
+		const char *why = json_string_value(json_object_get(e, "reason"));
+
+		ck_assert_ptr_nonnull(why);
+		ck_assert_int_eq(strncmp(why, "missing ", 8), 0);
+		if (strcmp(c, "under_filled_grid") == 0)
+			seen_grid = strncmp(why, "missing blocks_per_sm", 21) == 0;
+		if (strcmp(c, "memory_bandwidth_bound") == 0)
+			seen_bw = strcmp(why, "missing dram_throughput_pct") == 0;
+		ck_assert_str_ne(c, "memory_latency_bound");	/* ipc 3 < 2 false: evaluated */
+	}
+	ck_assert(seen_grid && seen_bw);
+	json_decref(d);
+}
+END_TEST
+
+START_TEST(test_decide_hotspots_of_the_same_class)
+{
+	struct kp_err err;
+	char path[] = "/tmp/kp-check-rules-XXXXXX";
+	int fd = mkstemp(path);
+	const char *csv = "source_file,line,function,sass_opcode,ptx_opcode,metric,value,"
+	    "stall_reason,bottleneck_class,confidence,evidence\n"
+	    "\"gemm.cu\",42,hgemm,LDG.E.128,ld.global,stall,41.7,long_scoreboard,"
+	    "memory_latency_bound,0.8,\"waits, on loads\"\n"
+	    "gemm.cu,50,hgemm,HMMA,mma,stall,1.5,math,tensor_core_underuse,0.4,x\n";
+	json_t *hot, *d, *h;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, csv, strlen(csv)), (int)strlen(csv));
+	close(fd);
+	hot = kp_rules_load_hotspots(path, &err);
+	unlink(path);
+	ck_assert_msg(hot != NULL, "%s", err.msg);
+	ck_assert_uint_eq(json_array_size(hot), 2);
+	d = decide(hgemm_v1_kernel, hot);
+	h = json_object_get(find(d, "memory_latency_bound"), "hotspots");
+	ck_assert_uint_eq(json_array_size(h), 1);
+	ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(h, 0), "line")), 42);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(h, 0), "evidence")),
+	    "waits, on loads");
+	ck_assert_uint_eq(json_array_size(json_object_get(find(d, "tensor_core_underuse"),
+	    "hotspots")), 1);
+	ck_assert_uint_eq(json_array_size(json_object_get(find(d, "latency_hiding_failure"),
+	    "hotspots")), 0);
+	json_decref(d);
+	json_decref(hot);
+}
+END_TEST
+
+/* A rules file from text; returns the error message of the load (or ""). */
+static const char *
+load_text(const char *text, char *msg, size_t len)
+{
+	struct kp_err err;
+	char path[] = "/tmp/kp-check-rules-XXXXXX";
+	int fd = mkstemp(path);
+	struct kp_rules *r;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text, strlen(text)), (int)strlen(text));
+	close(fd);
+	r = kp_rules_load(path, &err);
+	unlink(path);
+	if (r != NULL) {
+		kp_rules_free(r);
+		snprintf(msg, len, "%s", "");
+		return msg;
+	}
+	ck_assert_int_eq(err.status, KP_EXIT_DATA);
+	/* Drop the temporary file's name: keep ":LINE: ..." */
+	snprintf(msg, len, "%s", strchr(err.msg, ':') ? strchr(err.msg, ':') : err.msg);
+	return msg;
+}
+
+#define HEAD "schema: kp-bottleneck-rules/1\nrules:\n"
+#define RULE(id, extra) "  - id: " id "\n    severity: high\n    weight: 5\n" \
+	"    when:\n      all:\n        - {metric: ipc, op: \"<\", value: 1}\n" \
+	"    evidence: \"ipc {ipc}\"\n    next_actions: [x]\n" extra
+
+START_TEST(test_rules_malformed_files_name_rule_and_line)
+{
+	char m[1100];
+
+	ck_assert_str_eq(load_text(HEAD RULE("divergence_bound", ""), m, sizeof(m)), "");
+	ck_assert_str_eq(load_text(HEAD "  - id: divergence_bound\n    severity: high\n"
+	    "    weight: 5\n    when:\n      all:\n        - {metric: ipc, op: \"=>\", value: 1}\n"
+	    "    evidence: x\n    next_actions: []\n", m, sizeof(m)),
+	    ":8: rule \"divergence_bound\": unknown op \"=>\" (one of > >= < <= == !=)");
+	ck_assert_str_eq(load_text(HEAD RULE("slow_kernel", ""), m, sizeof(m)),
+	    ":3: rule \"slow_kernel\": unknown class (see kp-decide(1) for the taxonomy)");
+	ck_assert_str_eq(load_text(HEAD "  - id: register_spill\n    severity: high\n"
+	    "    when: {all: [{metric: ipc, op: \"<\", value: 1}]}\n    evidence: x\n"
+	    "    next_actions: []\n", m, sizeof(m)),
+	    ":3: rule \"register_spill\": missing \"weight\"");
+	ck_assert_str_eq(load_text(HEAD "  - id: register_spill\n    severity: high\n"
+	    "    weight: \"5\"\n", m, sizeof(m)),
+	    ":5: rule \"register_spill\": weight: expected a number");
+	ck_assert_str_eq(load_text(HEAD "  - id: register_spill\n    severity: urgent\n", m,
+	    sizeof(m)), ":4: rule \"register_spill\": severity: expected high, medium or low, "
+	    "not \"urgent\"");
+	ck_assert_str_eq(load_text(HEAD RULE("register_spill", "") RULE("register_spill", ""),
+	    m, sizeof(m)), ":11: rule \"register_spill\": duplicate rule (first at line 3)");
+	ck_assert_str_eq(load_text(HEAD RULE("register_spill", "    outranks: [divergence_bound]\n")
+	    RULE("divergence_bound", "    outranks: [register_spill]\n"), m, sizeof(m)),
+	    ":11: rule \"register_spill\": outranks: a cycle (a cause cannot also be its own "
+	    "symptom)");
+	ck_assert_str_eq(load_text("schema: kp-bottleneck-rules/2\nrules: []\n", m, sizeof(m)),
+	    ":1: schema: expected kp-bottleneck-rules/1");
+	ck_assert_str_eq(load_text(HEAD "  - severity: high\n", m, sizeof(m)),
+	    ":3: rule #1: missing \"id\"");
+	ck_assert_str_eq(load_text(HEAD RULE("register_spill", "    colour: red\n"), m,
+	    sizeof(m)), ":11: rule \"register_spill\": rule: unknown key \"colour\"");
+	ck_assert_str_eq(load_text("schema: kp-bottleneck-rules/1\nfollowup: {low_ipc: x}\n"
+	    "rules: []\n", m, sizeof(m)),
+	    ":2: followup.low_ipc: expected a number, not \"x\"");
+	/* Not YAML at all: libfyaml's own position. */
+	ck_assert_int_eq(load_text("rules: [\n", m, sizeof(m))[0], ':');
+}
+END_TEST
+
+static const char *
+followup(const char *text, char *why, size_t len)
+{
+	struct kp_rules *r = shipped();
+	json_t *k = kernel(text);
+	const char *s = kp_rules_followup(r, k, why, len);
+
+	json_decref(k);
+	kp_rules_free(r);
+	return s;
+}
+
+/*
+ * Follow-ups from real basic-set numbers: hgemm_v0's memory units are busiest
+ * (L1 89.65 % >= 70 and above SM 80.74 %): memory; hgemm_v1 (L1 99.61 %) and
+ * stream_triad (DRAM 87.22 %, L2 90.70 %): memory; triton_hgemm: SM 60.90 %
+ * and L1 55.94 % are both under 70, achieved occupancy 11.98 % < 30: occupancy.
+ */
+START_TEST(test_followup_real_basic_captures)
+{
+	char why[256];
+
+	ck_assert_str_eq(followup(hgemm_v0_basic, why, sizeof(why)), "memory");
+	ck_assert_str_eq(why, "l1tex_throughput_pct 89.65 >= 70 (memory_dominant_pct), "
+	    "sm_throughput_pct 80.74");
+	ck_assert_str_eq(followup(hgemm_v1_basic, why, sizeof(why)), "memory");
+	ck_assert_str_eq(followup(stream_triad_basic, why, sizeof(why)), "memory");
+	ck_assert_str_eq(why, "l2_throughput_pct 90.7 >= 70 (memory_dominant_pct), "
+	    "sm_throughput_pct 5.48");
+	ck_assert_str_eq(followup(triton_hgemm_basic, why, sizeof(why)), "occupancy");
+	ck_assert_str_eq(why, "achieved_occupancy_pct 11.98 < 30 (low_occupancy_pct)");
+}
+END_TEST
+
+START_TEST(test_followup_each_branch)
+{
+	char why[256];
+
+	ck_assert_str_eq(followup("{\"summary\": {\"sm_throughput_pct\": 85, "
+	    "\"memory_throughput_pct\": 40}}", why, sizeof(why)), "compute");
+	ck_assert_str_eq(why, "sm_throughput_pct 85 >= 70 (sm_dominant_pct), "
+	    "memory_throughput_pct 40");
+	ck_assert_str_eq(followup("{\"summary\": {\"sm_throughput_pct\": 50, "
+	    "\"memory_throughput_pct\": 40, \"achieved_occupancy_pct\": 40, "
+	    "\"theoretical_occupancy_pct\": 100}}", why, sizeof(why)), "occupancy");
+	ck_assert_str_eq(why, "achieved_occupancy_pct 40 / theoretical_occupancy_pct 100 = "
+	    "0.40 < 0.7 (occupancy_gap_ratio)");
+	ck_assert_str_eq(followup("{\"summary\": {\"sm_throughput_pct\": 10, "
+	    "\"memory_throughput_pct\": 12, \"achieved_occupancy_pct\": 90, "
+	    "\"theoretical_occupancy_pct\": 100, \"ipc\": 0.2}}", why, sizeof(why)), "occupancy");
+	ck_assert_ptr_nonnull(strstr(why, "(low_ipc)"));
+	ck_assert_str_eq(followup("{\"summary\": {\"sm_throughput_pct\": 50, "
+	    "\"memory_throughput_pct\": 45, \"achieved_occupancy_pct\": 90, "
+	    "\"theoretical_occupancy_pct\": 100, \"ipc\": 2}}", why, sizeof(why)),
+	    "speed-of-light");
+	/* Nothing known: speed-of-light, and no crash without a why buffer. */
+	ck_assert_str_eq(followup("{\"summary\": {}}", NULL, 0), "speed-of-light");
+}
+END_TEST
+
+START_TEST(test_followup_without_rules_uses_defaults)
+{
+	json_t *k = kernel(triton_hgemm_basic);
+
+	ck_assert_str_eq(kp_rules_followup(NULL, k, NULL, 0), "occupancy");
+	json_decref(k);
+}
+END_TEST
+
+static Suite *
+rules_suite(void)
+{
+	Suite *s = suite_create("rules");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_rules_shipped_file_covers_taxonomy);
+	tcase_add_test(tc, test_rules_followup_defaults_equal_shipped_file);
+	tcase_add_test(tc, test_decide_hgemm_v0_tensor_core_underuse);
+	tcase_add_test(tc, test_decide_hgemm_v1_memory_latency);
+	tcase_add_test(tc, test_decide_stream_triad_bandwidth);
+	tcase_add_test(tc, test_decide_triton_occupancy_limited);
+	tcase_add_test(tc, test_decide_under_filled_grid_outranks_everything);
+	tcase_add_test(tc, test_decide_missing_metrics_not_evaluated);
+	tcase_add_test(tc, test_decide_hotspots_of_the_same_class);
+	tcase_add_test(tc, test_rules_malformed_files_name_rule_and_line);
+	tcase_add_test(tc, test_followup_real_basic_captures);
+	tcase_add_test(tc, test_followup_each_branch);
+	tcase_add_test(tc, test_followup_without_rules_uses_defaults);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+KP_CHECK_MAIN(rules_suite)

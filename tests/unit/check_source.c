@@ -1,0 +1,203 @@
+/* Unit tests for source.c: the streaming reader of ncu's source page. */
+#include <math.h>
+#include <string.h>
+
+#include "kp_check.h"
+
+static struct kp_src *
+open_path(const char *rel, FILE **fp, struct kp_err *err)
+{
+	char path[1024];
+
+	snprintf(path, sizeof(path), "%s/%s", KP_FIXTURES, rel);
+	*fp = fopen(path, "rb");
+	ck_assert_ptr_nonnull(*fp);
+	return kp_src_open(*fp, path, err);
+}
+
+START_TEST(test_source_cuda_sass_blocks_lines_insns)
+{
+	struct kp_err err;
+	struct kp_src_row r;
+	FILE *fp;
+	struct kp_src *s = open_path("h200/hgemm_v0/source_cuda_sass.csv", &fp, &err);
+	int blocks = 0, lines = 0, insns = 0, all;
+	double line24 = -1;
+
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(kp_src_kind(s), KP_SRC_CUDA_SASS);
+	all = kp_src_metric_index(s, "Warp Stall Sampling (All Samples)");
+	ck_assert_int_eq(all, 0);	/* the 5th column, after Line No,Source,Address,Source */
+	while (kp_src_next(s, &r, &err) == 1) {
+		if (r.ev == KP_SRC_BLOCK) {
+			blocks++;
+			/* csv lines 5 and 60: "File Path" cuda_fp16.hpp, then bench_gemm.cu */
+			ck_assert_str_eq(r.file, blocks == 1 ?
+			    "/usr/local/cuda/targets/x86_64-linux/include/cuda_fp16.hpp" :
+			    "/src/kp-capture/bench_gemm.cu");
+			ck_assert(strncmp(r.function, "hgemm_byzj_v0(", 14) == 0);
+		} else if (r.ev == KP_SRC_LINE) {
+			lines++;
+			if (r.line == 24)	/* csv line 137: "24","acc += ...","-","-","124071" */
+				line24 = r.val[all];
+		} else {
+			insns++;
+			ck_assert(strncmp(r.address, "0x", 2) == 0);
+		}
+	}
+	ck_assert_int_eq(blocks, 2);
+	/* grep -c '^"[0-9][0-9]*","' = 13 lines; grep -c '^"","","0x' = 179 SASS rows */
+	ck_assert_int_eq(lines, 13);
+	ck_assert_int_eq(insns, 179);
+	ck_assert(line24 == 124071);
+	kp_src_close(s);
+	fclose(fp);
+}
+END_TEST
+
+START_TEST(test_source_sass_page_and_import_extra_column)
+{
+	struct kp_err err;
+	struct kp_src_row r;
+	FILE *fp;
+	struct kp_src *s = open_path("h200/hgemm_v0/import_source_sass.csv", &fp, &err);
+	int n = 0, ie;
+
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(kp_src_kind(s), KP_SRC_SASS);
+	/* the imported page has "Derivative Avg. Predicated-On Threads Executed" */
+	ck_assert_int_ge(kp_src_metric_index(s, "Derivative Avg. Predicated-On Threads Executed"), 0);
+	ie = kp_src_metric_index(s, "Instructions Executed");
+	ck_assert_int_ge(ie, 0);
+	ck_assert_int_eq(kp_src_next(s, &r, &err), 1);
+	ck_assert_int_eq(r.ev, KP_SRC_BLOCK);
+	while (kp_src_next(s, &r, &err) == 1) {
+		ck_assert_int_eq(r.ev, KP_SRC_INSN);
+		ck_assert_int_eq(r.line, 0);
+		n++;
+	}
+	ck_assert_int_eq(n, 144);	/* grep -c '^"0x' */
+	kp_src_close(s);
+	fclose(fp);
+}
+END_TEST
+
+START_TEST(test_source_ptx_page_has_no_metrics)
+{
+	struct kp_err err;
+	FILE *fp;
+	struct kp_src *s = open_path("h200/hgemm_v0/source_ptx.csv", &fp, &err);
+
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(kp_src_kind(s), KP_SRC_PTX);
+	ck_assert_uint_eq(kp_src_nmetrics(s), 0);
+	kp_src_close(s);
+	fclose(fp);
+}
+END_TEST
+
+START_TEST(test_source_raw_page_is_rejected)
+{
+	struct kp_err err;
+	FILE *fp;
+	struct kp_src *s = open_path("h200/hgemm_v0/full_raw.csv", &fp, &err);
+
+	ck_assert_ptr_null(s);
+	ck_assert_int_eq(err.status, KP_EXIT_DATA);
+	ck_assert_ptr_nonnull(strstr(err.msg, "not an ncu source page"));
+	fclose(fp);
+}
+END_TEST
+
+START_TEST(test_source_missing_values_are_nan)
+{
+	const char *t = "\"Kernel Name\",\"k\",\n\"Address\",\"Source\",\"Instructions Executed\",\"Address Space\"\n"
+	    "\"0x10\",\"  NOP\",\"-\",\"Global(2)\"\n\"...\",\"...\",\"-\",\"-\"\n";
+	FILE *fp = fmemopen((void *)t, strlen(t), "r");
+	struct kp_err err;
+	struct kp_src_row r;
+	struct kp_src *s = kp_src_open(fp, "mem", &err);
+
+	ck_assert_ptr_nonnull(s);
+	ck_assert(!kp_src_metric_numeric(s, 1));
+	ck_assert(kp_src_metric_numeric(s, 0));
+	ck_assert_int_eq(kp_src_next(s, &r, &err), 1);
+	ck_assert_int_eq(kp_src_next(s, &r, &err), 1);
+	ck_assert_str_eq(r.text, "  NOP");
+	ck_assert(isnan(r.val[0]));
+	ck_assert_int_eq(kp_src_next(s, &r, &err), 0);	/* the "..." row is skipped */
+	kp_src_close(s);
+	fclose(fp);
+}
+END_TEST
+
+START_TEST(test_sass_opcode_family_and_predicates)
+{
+	char b[24];
+
+	ck_assert_str_eq(kp_sass_opcode("@!P0  PRMT R27, RZ, 0x7610, R27", b, sizeof(b)), "PRMT");
+	ck_assert_str_eq(kp_sass_opcode("      HMMA.16816.F32 R4, R8, R12, R4", b, sizeof(b)), "HMMA");
+	ck_assert_str_eq(kp_sass_opcode("@UP0 HGMMA.64x128x16.F32 R24, gdesc[UR4], R24", b, sizeof(b)), "HGMMA");
+	ck_assert_str_eq(kp_sass_opcode("  UTMALDG.2D [UR8], [UR4]", b, sizeof(b)), "UTMALDG");
+	ck_assert_str_eq(kp_sass_opcode("  BAR.SYNC.DEFER_BLOCKING 0x0", b, sizeof(b)), "BAR");
+	ck_assert_str_eq(kp_sass_opcode("  EXIT", b, sizeof(b)), "EXIT");
+	/* a word in source text is never an opcode (the Python tool matched "bar") */
+	ck_assert_str_eq(kp_sass_opcode("float bar = foo(x); // BAR", b, sizeof(b)), "");
+	ck_assert_str_eq(kp_sass_opcode("bar.sync 0;", b, sizeof(b)), "");
+	ck_assert_str_eq(kp_sass_opcode("BARx", b, sizeof(b)), "");
+}
+END_TEST
+
+START_TEST(test_ptx_opcode)
+{
+	char b[48];
+
+	ck_assert_str_eq(kp_ptx_opcode("\t@%p1 ld.global.nc.v4.f32 {%f1, %f2}, [%rd4];", b, sizeof(b)),
+	    "ld.global.nc.v4.f32");
+	ck_assert_str_eq(kp_ptx_opcode(".visible .entry _Z6kernelv(", b, sizeof(b)), "");
+	ck_assert_str_eq(kp_ptx_opcode("$L__BB0_2:", b, sizeof(b)), "");
+	ck_assert_str_eq(kp_ptx_opcode("bar.sync \t0;", b, sizeof(b)), "bar.sync");
+}
+END_TEST
+
+START_TEST(test_stall_reason_names)
+{
+	char b[32];
+
+	/* the names of smsp__average_warps_issue_stalled_*_per_issue_active.ratio in
+	 * tests/fixtures/h200/hgemm_v0/full_raw.csv */
+	ck_assert_str_eq(kp_stall_reason("stall_short_sb", b, sizeof(b)), "short_scoreboard");
+	ck_assert_str_eq(kp_stall_reason("stall_long_sb", b, sizeof(b)), "long_scoreboard");
+	ck_assert_str_eq(kp_stall_reason("stall_mio", b, sizeof(b)), "mio_throttle");
+	ck_assert_str_eq(kp_stall_reason("stall_lg", b, sizeof(b)), "lg_throttle");
+	ck_assert_str_eq(kp_stall_reason("stall_math", b, sizeof(b)), "math_pipe_throttle");
+	ck_assert_str_eq(kp_stall_reason("stall_dispatch", b, sizeof(b)), "dispatch_stall");
+	ck_assert_str_eq(kp_stall_reason("stall_imc", b, sizeof(b)), "imc_miss");
+	ck_assert_str_eq(kp_stall_reason("stall_no_inst", b, sizeof(b)), "no_instruction");
+	ck_assert_str_eq(kp_stall_reason("stall_sleep", b, sizeof(b)), "sleeping");
+	ck_assert_str_eq(kp_stall_reason("stall_tex", b, sizeof(b)), "tex_throttle");
+	ck_assert_str_eq(kp_stall_reason("stall_future_thing", b, sizeof(b)), "future_thing");
+	ck_assert_ptr_null(kp_stall_reason("stall_mio (Not Issued)", b, sizeof(b)));
+	ck_assert_ptr_null(kp_stall_reason("Instructions Executed", b, sizeof(b)));
+}
+END_TEST
+
+static Suite *
+source_suite(void)
+{
+	Suite *s = suite_create("source");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_source_cuda_sass_blocks_lines_insns);
+	tcase_add_test(tc, test_source_sass_page_and_import_extra_column);
+	tcase_add_test(tc, test_source_ptx_page_has_no_metrics);
+	tcase_add_test(tc, test_source_raw_page_is_rejected);
+	tcase_add_test(tc, test_source_missing_values_are_nan);
+	tcase_add_test(tc, test_sass_opcode_family_and_predicates);
+	tcase_add_test(tc, test_ptx_opcode);
+	tcase_add_test(tc, test_stall_reason_names);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+KP_CHECK_MAIN(source_suite)
