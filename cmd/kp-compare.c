@@ -13,11 +13,11 @@
 #include "kp.h"
 
 static const char synopsis[] =
-    "usage: kp-compare [--current DIR] [--baseline DIR | auto] [--tolerance-pct PCT]\n"
-    "                  [--output FILE]\n"
-    "       kp-compare --kernels [--tolerance-pct PCT] [--output FILE] BASELINE CURRENT\n"
-    "                  [DIR]\n"
-    "       kp-compare --trend [--tolerance-pct PCT] [--output FILE] DIR ...\n";
+    "usage: kp-compare [--current dir] [--baseline dir | auto] [--tolerance-pct pct]\n"
+    "                  [--output file]\n"
+    "       kp-compare --kernels [--tolerance-pct pct] [--output file]\n"
+    "                  baseline current [dir]\n"
+    "       kp-compare --trend [--tolerance-pct pct] [--output file] dir ...\n";
 
 static _Noreturn void
 usage(int status)

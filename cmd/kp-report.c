@@ -6,7 +6,7 @@
 
 #include "kp.h"
 
-static const char synopsis[] = "usage: kp-report [DIR]\n";
+static const char synopsis[] = "usage: kp-report [dir]\n";
 
 static _Noreturn void
 usage(int status)

@@ -92,7 +92,7 @@ kp_fmt_unit(char *buf, size_t len, double v, const char *base)
 		put(buf, len, v / pow(1e3, k), s->names[k], "");
 		return buf;
 	}
-	if (*base == '\0' || a < 1e4) {
+	if (*base == '\0' || a < 1e4 || strstr(base, "/s") == NULL) {
 		char n[32];
 
 		kp_fmt_num(n, sizeof n, v);

@@ -343,12 +343,24 @@ value_text(char *buf, size_t len, const char *key, double v)
 		snprintf(buf, len, "%s (%s)", r, b);
 }
 
+/* A hotspot field as text: CSV rows hold strings, kp-decide's rows may hold numbers. */
+static const char *
+hf(json_t *h, const char *key)
+{
+	static char buf[8][64];
+	static int next;
+	json_t *v = json_object_get(h, key);
+
+	next = (next + 1) % 8;
+	return jtext(v, buf[next], sizeof buf[next]);
+}
+
 /* A hotspot's location: "file:line" or the function. */
 static void
 where(char *buf, size_t len, json_t *h)
 {
-	const char *f = jstr(h, "source_file"), *l = jstr(h, "line");
-	const char *fn = jstr(h, "function"), *base;
+	const char *f = hf(h, "source_file"), *l = hf(h, "line");
+	const char *fn = hf(h, "function"), *base;
 
 	if (f && *f) {
 		base = strrchr(f, '/') ? strrchr(f, '/') + 1 : f;
@@ -813,8 +825,8 @@ hotspot_for(struct rep *r, json_t *f, int *own)
 	if (json_array_size(json_object_get(f, "hotspots")) > 0)
 		return json_array_get(json_object_get(f, "hotspots"), 0);
 	json_array_foreach(r->hotspots, i, h)
-		if (jstr(h, "bottleneck_class") && jstr(f, "class") &&
-		    strcmp(jstr(h, "bottleneck_class"), jstr(f, "class")) == 0)
+		if (hf(h, "bottleneck_class") && jstr(f, "class") &&
+		    strcmp(hf(h, "bottleneck_class"), jstr(f, "class")) == 0)
 			return h;
 	*own = 0;
 	return json_array_get(r->hotspots, 0);
@@ -851,12 +863,12 @@ sec_hypotheses(struct rep *r)
 		if (h != NULL) {
 			where(w, sizeof w, h);
 			fprintf(r->fp, "`%s`", w);
-			if (jstr(h, "sass_opcode") && *jstr(h, "sass_opcode"))
-				fprintf(r->fp, ", SASS `%s`", jstr(h, "sass_opcode"));
-			if (jstr(h, "metric") && jstr(h, "value"))
-				fprintf(r->fp, ", %s = %s", jstr(h, "metric"), jstr(h, "value"));
-			if (jstr(h, "stall_reason") && *jstr(h, "stall_reason"))
-				fprintf(r->fp, ", stall %s", jstr(h, "stall_reason"));
+			if (hf(h, "sass_opcode") && *hf(h, "sass_opcode"))
+				fprintf(r->fp, ", SASS `%s`", hf(h, "sass_opcode"));
+			if (hf(h, "metric") && hf(h, "value"))
+				fprintf(r->fp, ", %s = %s", hf(h, "metric"), hf(h, "value"));
+			if (hf(h, "stall_reason") && *hf(h, "stall_reason"))
+				fprintf(r->fp, ", stall %s", hf(h, "stall_reason"));
 			if (!own)
 				fprintf(r->fp, " (the top row overall: no row is classed %s)",
 				    jstr(f, "class") ? jstr(f, "class") : "?");
@@ -909,8 +921,8 @@ sec_confidence(struct rep *r)
 	}
 	score += r->decision != NULL && top != NULL;
 	score += top != NULL && jstr(top, "severity") && strcmp(jstr(top, "severity"), "high") == 0;
-	score += h0 != NULL && jstr(h0, "line") && *jstr(h0, "line") &&
-	    jstr(h0, "confidence") && strcmp(jstr(h0, "confidence"), "high") == 0;
+	score += h0 != NULL && hf(h0, "line") && *hf(h0, "line") &&
+	    hf(h0, "confidence") && strcmp(hf(h0, "confidence"), "high") == 0;
 	score += st >= 2;
 	level = score >= 4 ? "high" : score >= 2 ? "medium" : "low";
 	fprintf(r->fp, "**%s** (%d of 4 points):\n\n", level, score);
@@ -921,8 +933,8 @@ sec_confidence(struct rep *r)
 	    jstr(top, "severity") : "none", top && jstr(top, "severity") &&
 	    strcmp(jstr(top, "severity"), "high") == 0);
 	fprintf(r->fp, "- top hotspot: %s\n", h0 == NULL ? "none (0)" :
-	    (jstr(h0, "line") && *jstr(h0, "line") && jstr(h0, "confidence") &&
-	    strcmp(jstr(h0, "confidence"), "high") == 0) ? "a source line with high"
+	    (hf(h0, "line") && *hf(h0, "line") && hf(h0, "confidence") &&
+	    strcmp(hf(h0, "confidence"), "high") == 0) ? "a source line with high"
 	    " confidence (1)" : "without a source line or with lower confidence (0)");
 	fprintf(r->fp, "- stages collected: %d (%d)\n", st, st >= 2);
 	fprintf(r->fp, "- launches: %lld%s\n\n", launches, launches <= 1 ?
@@ -993,7 +1005,7 @@ sec_limitations(struct rep *r)
 		json_t *h;
 
 		json_array_foreach(r->hotspots, i, h)
-			if (jstr(h, "confidence") && strcmp(jstr(h, "confidence"), "best_effort") == 0) {
+			if (hf(h, "confidence") && strcmp(hf(h, "confidence"), "best_effort") == 0) {
 				fprintf(r->fp, "- Source mapping is best effort for some hotspot rows"
 				    " (confidence best_effort).\n");
 				any = 1;
@@ -1139,8 +1151,21 @@ classify(struct rep *r)
 		    " details/metrics_summary.json to classify");
 		return;
 	}
-	snprintf(r->fallback_why, sizeof r->fallback_why, "details/bottleneck_decision.json"
-	    " is absent (kp-decide has not run)");
+	{
+		struct kp_err e;
+		struct kp_rules *rules = kp_rules_load_default(&e);
+
+		if (rules != NULL) {
+			r->decision = kp_rules_decide(rules, r->kernel, r->hotspots, &e);
+			kp_rules_free(rules);
+		}
+		if (r->decision != NULL) {
+			r->decision_fallback = 1;
+			return;
+		}
+		snprintf(r->fallback_why, sizeof r->fallback_why, "details/bottleneck_decision.json"
+		    " is absent and the default rules could not be used (%.160s)", e.msg);
+	}
 }
 
 static void
