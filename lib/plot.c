@@ -164,7 +164,7 @@ occupancy(struct kp_plot_panel *pn, json_t *kernel)
 	if (isfinite(min)) {
 		snprintf(pn->remark, sizeof pn->remark, "limited by %s: %.6g block%s per SM",
 		    who, min, min == 1 ? "" : "s");
-		snprintf(pn->remark2, sizeof pn->remark2, "block limits per SM: %s", all);
+		snprintf(pn->remark2, sizeof pn->remark2, "block limits per SM: %.200s", all);
 	} else {
 		snprintf(pn->remark, sizeof pn->remark,
 		    "limiter unknown: no launch__occupancy_limit_* metrics");
