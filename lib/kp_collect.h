@@ -1,5 +1,136 @@
-/* kp_collect.h: see kp.h.  Declarations of the collect module. */
+/* kp_collect.h: see kp.h.  kp-collect and kp-discover: running ncu, its stages,
+ * what its output means, the run record, the discovery ranking.
+ * Owner: the collect module (lib/collect.c, lib/proc.c, lib/discover.c). */
 #ifndef KP_COLLECT_H
 #define KP_COLLECT_H
+
+/* ---- proc.c: one child, its own process group, bounded in time ---- */
+
+struct kp_proc {
+	const char *const *argv;	/* NULL-terminated; argv[0] searched in PATH */
+	const char *cwd;		/* NULL: ours */
+	json_t *env;			/* object of strings added to ours, or NULL */
+	const char *out_path;		/* child's stdout and stderr, or NULL: /dev/null */
+	double timeout_s;		/* 0: none */
+};
+
+struct kp_proc_result {
+	int exited;		/* 1: exit_status is valid */
+	int exit_status;
+	int signal;		/* the signal that ended it, or 0 */
+	int timed_out;		/* killed (whole group) after timeout_s */
+	int interrupted;	/* killed (whole group) after SIGINT/SIGTERM to us */
+	int exec_errno;		/* the child could not start: errno of chdir/exec */
+	double duration_s;
+};
+
+/*
+ * Run one child: stdin /dev/null (never a terminal), stdout and stderr to
+ * out_path, in its own process group.  On timeout or interruption the whole
+ * group gets SIGTERM, then SIGKILL after a grace period; after the child ends
+ * any process left in its group is killed.  Returns 0 when the child ran
+ * (whatever its status), -1 with err when it could not be started at all
+ * (fork, pipe, open failed).
+ */
+int kp_proc_run(const struct kp_proc *p, struct kp_proc_result *r, struct kp_err *err);
+/* Catch SIGINT and SIGTERM: they end the running child and set the flag. */
+void kp_proc_catch_signals(void);
+int kp_proc_interrupted(void);
+/* An executable regular file by that name (with a '/'), or found in PATH; malloc'd. */
+char *kp_find_program(const char *name);
+
+/* ---- collect.c: stages, ncu argv, output classification, run record ---- */
+
+enum kp_stage {
+	KP_STAGE_BASIC, KP_STAGE_SOL, KP_STAGE_MEMORY, KP_STAGE_COMPUTE,
+	KP_STAGE_OCCUPANCY, KP_STAGE_ROOFLINE, KP_STAGE_SOURCE, KP_STAGE_FULL,
+	KP_NSTAGES
+};
+
+/* "basic", "speed-of-light", ...; the file name "01_basic_raw.csv", ... */
+const char *kp_stage_id(enum kp_stage s);
+const char *kp_stage_file(enum kp_stage s);
+int kp_stage_parse(const char *id, enum kp_stage *out);	/* 0 or -1 */
+
+/*
+ * Parse "--stages": "auto", "all" or a comma list of stage ids.  *mask gets a
+ * bit per stage, *autop 1 for auto (mask then holds basic only).  -1 + err
+ * (KP_EXIT_USAGE) naming the unknown stage.
+ */
+int kp_stages_parse(const char *spec, unsigned *mask, int *autop, struct kp_err *err);
+
+/* The roofline sections to ask for: those of the fallback list that appear in
+ * the text of `ncu --list-sections` (all of them when text is NULL). JSON array. */
+json_t *kp_roofline_sections(const char *list_sections_text);
+
+/*
+ * The ncu argv of one stage (a JSON array of strings), from the target tree:
+ * prefix (["ncu"] or ["sudo","-n","/abs/ncu"]), --csv --page raw|source,
+ * --log-file LOG, --target-processes all for python runtimes,
+ * --kernel-name-base demangled and the filter, --launch-skip/--launch-count,
+ * --clock-control, the stage selection, the extra options, then the target argv.
+ * roofline: the sections for the roofline stage (NULL: the fallback list).
+ */
+json_t *kp_stage_argv(json_t *target, enum kp_stage s, json_t *prefix, const char *log,
+    json_t *roofline, struct kp_err *err);
+
+/* The discovery argv: --metrics ... --csv --page raw -c MAX (filter only when asked). */
+json_t *kp_discovery_argv(json_t *target, json_t *prefix, const char *log, long max_launches,
+    int use_filter, struct kp_err *err);
+
+/* What one ncu run says, from its log (and the workload's output) and exit status. */
+enum kp_outcome {
+	KP_OUT_OK,
+	KP_OUT_NOMATCH,		/* "No kernels were profiled" */
+	KP_OUT_NOPERM,		/* ERR_NVGPUCTRPERM, or sudo -n wanting a password */
+	KP_OUT_TARGET,		/* ==ERROR== from ncu, a non-zero status, a signal, a timeout */
+	KP_OUT_MISSING,		/* the profiler (or sudo) could not be executed */
+	KP_OUT_INTR
+};
+struct kp_ncu_verdict {
+	enum kp_outcome outcome;
+	char reason[512];	/* the deciding line or a short text */
+	char tail[512];		/* the workload's last line of output, if any */
+	json_t *kernels;	/* NOMATCH: the kernel names ncu listed (array, new ref) */
+};
+/* Read ncu's log file and the captured stdout/stderr (either may be NULL or
+ * absent) line by line; the caller json_decref()s v->kernels. */
+void kp_ncu_classify(const char *log_path, const char *out_path,
+    const struct kp_proc_result *r, struct kp_ncu_verdict *v);
+const char *kp_outcome_status(enum kp_outcome o);	/* manifest status word */
+int kp_outcome_exit(enum kp_outcome o);
+
+/* Write YAML of a JSON tree (run_manifest.yaml) atomically. */
+int kp_manifest_write(json_t *manifest, const char *path, struct kp_err *err);
+
+/*
+ * commands.sh: "#!/bin/sh", a comment, then for each run: cd to its working
+ * directory and its argv, every word shell-quoted, env as VAR=value words.
+ * runs: array of {argv, cwd, env, output}.  Written atomically.
+ */
+int kp_commands_write(json_t *runs, const char *path, struct kp_err *err);
+char *kp_commands_text(json_t *runs, struct kp_err *err);	/* malloc'd */
+
+/*
+ * details/metrics_raw.csv: the raw-page stage files merged, one row per launch.
+ * A launch is keyed by kernel name and its order among that kernel's rows in a
+ * stage file (the k-th profiled launch of a kernel is the same launch in every
+ * stage of one run: same filter, same skip).  Columns: the union of the stages'
+ * columns in first-seen order, then "Launch" and "Stages"; a value comes from
+ * the first stage (in the given order) that has the column.  Units row kept.
+ */
+int kp_merge_raw(const char *const *paths, const char *const *stages, size_t n,
+    const char *out, struct kp_err *err);
+
+/* ---- discover.c: ranking kernels from a discovery raw CSV ---- */
+
+/*
+ * Read a raw-page CSV (gpu__time_duration.sum, launch__grid_size,
+ * launch__block_size, launch__registers_per_thread; any subset) and return the
+ * kernel_candidates.json object (schema kp-kernel-candidates/1): one entry per
+ * distinct kernel name, ranked by hint match (hint: a case-insensitive
+ * substring of the name, or NULL), then total duration, then launches.
+ */
+json_t *kp_discover_file(const char *path, const char *hint, struct kp_err *err);
 
 #endif

@@ -1,0 +1,974 @@
+/*
+ * kp-collect: run exactly the ncu passes the evidence calls for, one stage at a
+ * time, and write the raw CSV, the run manifest and commands.sh of a profile.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kp.h"
+
+static const char synopsis[] =
+    "usage: kp-collect [--dry-run] [--stages auto | all | LIST] [--ncu-bin PATH]\n"
+    "                  [--timeout S] [--output-dir DIR] [--target-cmd CMD]\n"
+    "                  [--kernel-name NAME] [--kernel-regex RE] [--nvtx-range RANGE]\n"
+    "                  [--launch-skip N] [--launch-count N] [--runtime RUNTIME]\n"
+    "                  [--sudo] [--devices LIST] [--clock-control base | none]\n"
+    "                  [--extra OPTIONS] [TARGET.yaml]\n";
+
+static void
+usage(FILE *fp, int status)
+{
+	fputs(synopsis, fp);
+	exit(status);
+}
+
+enum {
+	O_DRY = 256, O_STAGES, O_NCU, O_TIMEOUT, O_OUTDIR, O_CMD, O_KNAME, O_KRE, O_NVTX,
+	O_SKIP, O_COUNT, O_RUNTIME, O_SUDO, O_DEVICES, O_CLOCK, O_EXTRA, O_VERSION
+};
+
+static const struct option longopts[] = {
+	{ "dry-run", no_argument, NULL, O_DRY },
+	{ "stages", required_argument, NULL, O_STAGES },
+	{ "ncu-bin", required_argument, NULL, O_NCU },
+	{ "timeout", required_argument, NULL, O_TIMEOUT },
+	{ "output-dir", required_argument, NULL, O_OUTDIR },
+	{ "target-cmd", required_argument, NULL, O_CMD },
+	{ "kernel-name", required_argument, NULL, O_KNAME },
+	{ "kernel-regex", required_argument, NULL, O_KRE },
+	{ "nvtx-range", required_argument, NULL, O_NVTX },
+	{ "launch-skip", required_argument, NULL, O_SKIP },
+	{ "launch-count", required_argument, NULL, O_COUNT },
+	{ "runtime", required_argument, NULL, O_RUNTIME },
+	{ "sudo", no_argument, NULL, O_SUDO },
+	{ "devices", required_argument, NULL, O_DEVICES },
+	{ "clock-control", required_argument, NULL, O_CLOCK },
+	{ "extra", required_argument, NULL, O_EXTRA },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, O_VERSION },
+	{ NULL, 0, NULL, 0 }
+};
+
+/* Everything one run of kp-collect holds. */
+struct run {
+	json_t *target;
+	char *profile_dir;	/* as the user sees it */
+	char *abs_dir;		/* absolute, for ncu's --log-file */
+	char *details;		/* abs_dir/details */
+	char *workdir;		/* absolute working directory of the target */
+	json_t *prefix;		/* ["/abs/ncu"] or ["sudo", "-n", "/abs/ncu"] */
+	char *ncu;		/* the ncu binary itself */
+	char ncu_version[128];
+	char gpu[128], driver[64];
+	json_t *roofline;
+	double timeout;
+	json_t *manifest;
+	json_t *runs;		/* manifest runs */
+	json_t *cmds;		/* commands.sh entries */
+	json_t *collected;
+	json_t *followup;
+	const char *priv;
+	int dry;
+};
+
+static char *
+xstrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (p == NULL)
+		kp_die(KP_EXIT_ENV, "out of memory");
+	return p;
+}
+
+static json_t *
+section(json_t *t, const char *name)
+{
+	json_t *s = json_object_get(t, name);
+
+	if (!json_is_object(s)) {
+		s = json_object();
+		json_object_set_new(t, name, s);
+	}
+	return s;
+}
+
+static const char *
+tstr(json_t *t, const char *sec, const char *key)
+{
+	json_t *v = json_object_get(json_object_get(t, sec), key);
+
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+static void
+iso_now(char *buf, size_t n)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* ---- options into the target tree ---- */
+
+struct opts {
+	const char *stages, *ncu, *outdir, *cmd, *kname, *kre, *nvtx, *runtime, *devices;
+	const char *clock;
+	long long skip, count, timeout;
+	int have_skip, have_count, have_timeout, sudo, dry;
+	json_t *extra;
+};
+
+static void
+apply_flags(json_t *t, const struct opts *o)
+{
+	struct kp_err err;
+	json_t *tg = section(t, "target"), *k = section(t, "kernel"), *p = section(t, "profiling");
+	json_t *words, *x;
+
+	if (o->cmd != NULL) {
+		if ((words = kp_shell_split(o->cmd, &err)) == NULL)
+			kp_die(KP_EXIT_USAGE, "--target-cmd: %s", err.msg);
+		if (json_array_size(words) == 0)
+			kp_die(KP_EXIT_USAGE, "--target-cmd: empty command");
+		json_object_set(tg, "executable", json_array_get(words, 0));
+		json_array_remove(words, 0);
+		json_object_set_new(tg, "args", words);
+	}
+	if (o->runtime != NULL)
+		json_object_set_new(tg, "runtime", json_string(o->runtime));
+	if (o->have_timeout)
+		json_object_set_new(tg, "timeout_seconds", json_integer(o->timeout));
+	if (o->kname != NULL) {
+		char *esc = kp_regex_escape(o->kname), *re;
+		if (esc == NULL || (re = malloc(strlen(esc) + 5)) == NULL)
+			kp_die(KP_EXIT_ENV, "out of memory");
+		sprintf(re, ".*%s.*", esc);
+		json_object_set_new(k, "name", json_string(o->kname));
+		json_object_set_new(k, "filter_mode", json_string("regex"));
+		json_object_set_new(k, "filter", json_string(re));
+		free(esc);
+		free(re);
+	}
+	if (o->kre != NULL) {
+		json_object_set_new(k, "filter_mode", json_string("regex"));
+		json_object_set_new(k, "filter", json_string(o->kre));
+	}
+	if (o->nvtx != NULL) {
+		json_object_set_new(k, "filter_mode", json_string("nvtx-range"));
+		json_object_set_new(k, "nvtx_range", json_string(o->nvtx));
+	}
+	if (o->have_skip)
+		json_object_set_new(p, "warmup_skip", json_integer(o->skip));
+	if (o->have_count)
+		json_object_set_new(p, "launch_count", json_integer(o->count));
+	if (o->ncu != NULL)
+		json_object_set_new(p, "ncu_bin", json_string(o->ncu));
+	if (o->clock != NULL)
+		json_object_set_new(p, "clock_control", json_string(o->clock));
+	if (o->sudo)
+		json_object_set_new(section(t, "privilege"), "mode", json_string("full_sudo"));
+	if (o->devices != NULL || json_array_size(o->extra) > 0) {
+		x = json_object_get(p, "extra_profiler_options");
+		if (!json_is_array(x)) {
+			x = json_array();
+			json_object_set_new(p, "extra_profiler_options", x);
+		}
+		if (o->devices != NULL) {
+			json_array_append_new(x, json_string("--devices"));
+			json_array_append_new(x, json_string(o->devices));
+		}
+		json_array_extend(x, o->extra);
+	}
+}
+
+static int
+from_flags(const struct opts *o)
+{
+	return o->cmd != NULL;
+}
+
+/* A profile id for a target built from flags: <kernel>_<UTC time>. */
+static char *
+default_profile_dir(json_t *t)
+{
+	const char *k = tstr(t, "kernel", "name");
+	char id[200], ts[32], *p;
+	time_t now = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&now, &tm);
+	strftime(ts, sizeof(ts), "%Y%m%d_%H%M%S", &tm);
+	snprintf(id, sizeof(id), "profile/%.120s_%s", k != NULL && *k != '\0' ? k : "kernel", ts);
+	for (p = id + 8; *p != '\0'; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || *p == '_' || *p == '-' || *p == '.'))
+			*p = '_';
+	return xstrdup(id);
+}
+
+static char *
+dir_of(const char *path)
+{
+	char *d = xstrdup(path), *s = strrchr(d, '/');
+
+	if (s == NULL) {
+		free(d);
+		return xstrdup(".");
+	}
+	if (s == d)
+		s[1] = '\0';
+	else
+		*s = '\0';
+	return d;
+}
+
+/* ---- the profiler ---- */
+
+static void
+write_record(struct run *r, const char *status);
+static void
+finish(struct run *r, const char *status, int code);
+
+static void
+sudo_guide(void)
+{
+	fputs(
+	    "kp-collect: ncu needs access to the GPU performance counters (ERR_NVGPUCTRPERM).\n"
+	    "Give it through sudo without a password, for ncu only (kp never asks for,\n"
+	    "reads or stores a password):\n"
+	    "  1. find ncu:            command -v ncu\n"
+	    "  2. resolve the path:    readlink -f \"$(command -v ncu)\"\n"
+	    "  3. allow it:            sudo visudo -f /etc/sudoers.d/kernel-profiler-ncu\n"
+	    "     with the line:       YOUR_USER ALL=(root) NOPASSWD: /absolute/path/to/ncu\n"
+	    "  4. tell kp the path:    readlink -f \"$(command -v ncu)\" > ./profile/ncu_path\n"
+	    "  5. check, no password:  sudo -n \"$(cat ./profile/ncu_path)\" --version\n"
+	    "                          sudo -n \"$(cat ./profile/ncu_path)\" --list-sets\n"
+	    "then set privilege.mode: full_sudo in profile-target.yaml (or pass --sudo).\n",
+	    stderr);
+}
+
+/* privilege full_sudo: the single line of <output root>/ncu_path. */
+static char *
+ncu_from_path_file(struct run *r)
+{
+	char *root = dir_of(r->profile_dir), *file = kp_path_join(root, "ncu_path"), *text, *nl;
+	struct kp_err err;
+	struct stat st;
+
+	free(root);
+	if ((text = kp_read_file(file, NULL, &err)) == NULL) {
+		kp_warn("%s", err.msg);
+		sudo_guide();
+		free(file);
+		finish(r, "profiler-missing", KP_EXIT_ENV);
+	}
+	if ((nl = strchr(text, '\n')) != NULL)
+		*nl = '\0';
+	if (text[0] != '/' || stat(text, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    access(text, X_OK) < 0) {
+		kp_warn("%s: \"%s\" is not the absolute path of an executable file", file, text);
+		free(file);
+		free(text);
+		finish(r, "profiler-missing", KP_EXIT_ENV);
+	}
+	free(file);
+	return text;
+}
+
+static void
+resolve_ncu(struct run *r)
+{
+	json_t *priv = json_object_get(r->target, "privilege");
+	const char *mode = json_string_value(json_object_get(priv, "mode"));
+	const char *bin = tstr(r->target, "profiling", "ncu_bin");
+	char *found, real[PATH_MAX];
+
+	r->priv = mode != NULL && strcmp(mode, "full_sudo") == 0 ? "full_sudo" : "none";
+	r->prefix = json_array();
+	if (strcmp(r->priv, "full_sudo") == 0) {
+		char *sudo = kp_find_program("sudo");
+		r->ncu = ncu_from_path_file(r);
+		if (sudo == NULL) {
+			kp_warn("sudo: not found (privilege.mode is full_sudo)");
+			finish(r, "profiler-missing", KP_EXIT_ENV);
+		}
+		json_array_append_new(r->prefix, json_string(sudo));
+		json_array_append_new(r->prefix, json_string("-n"));
+		json_array_append_new(r->prefix, json_string(r->ncu));
+		free(sudo);
+		return;
+	}
+	if (bin == NULL || *bin == '\0')
+		bin = "ncu";
+	if ((found = kp_find_program(bin)) == NULL) {
+		kp_warn("%s: not found or not executable (profiling.ncu_bin, --ncu-bin; "
+		    "the default is ncu in PATH, e.g. /usr/local/cuda/bin/ncu)", bin);
+		finish(r, "profiler-missing", KP_EXIT_ENV);
+	}
+	if (realpath(found, real) != NULL && strchr(bin, '/') != NULL) {
+		free(found);
+		found = xstrdup(real);
+	} else if (found[0] != '/' && realpath(found, real) != NULL) {
+		free(found);
+		found = xstrdup(real);
+	}
+	r->ncu = found;
+	json_array_append_new(r->prefix, json_string(found));
+}
+
+/* Run a small helper command, return its output (malloc'd) or NULL. */
+static char *
+capture(struct run *r, const char *const *argv)
+{
+	struct kp_proc p = { argv, NULL, NULL, NULL, 30 };
+	struct kp_proc_result res;
+	struct kp_err err;
+	char *tmp = kp_path_join(r->details, ".kp-helper.out"), *text = NULL;
+
+	p.out_path = tmp;
+	if (kp_proc_run(&p, &res, &err) == 0 && res.exec_errno == 0 && res.exited &&
+	    res.exit_status == 0)
+		text = kp_read_file(tmp, NULL, &err);
+	unlink(tmp);
+	free(tmp);
+	return text;
+}
+
+static void
+environment(struct run *r)
+{
+	const char *ver[] = { r->ncu, "--version", NULL };
+	const char *smi[] = { "nvidia-smi", "--query-gpu=name,driver_version",
+		"--format=csv,noheader", NULL };
+	char *v, *s, *path, *smi_bin, when[32], *p;
+	struct utsname u;
+	struct kp_atomic a;
+	struct kp_err err;
+	json_t *w;
+	size_t i;
+
+	v = capture(r, ver);
+	if (v != NULL && (p = strstr(v, "Version ")) != NULL)
+		snprintf(r->ncu_version, sizeof(r->ncu_version), "%.*s",
+		    (int)strcspn(p + 8, " \n"), p + 8);
+	smi_bin = kp_find_program("nvidia-smi");
+	s = smi_bin != NULL ? capture(r, smi) : NULL;
+	if (s != NULL) {
+		char *comma = strchr(s, ',');
+		if (comma != NULL) {
+			snprintf(r->gpu, sizeof(r->gpu), "%.*s", (int)(comma - s), s);
+			snprintf(r->driver, sizeof(r->driver), "%.*s",
+			    (int)strcspn(comma + 1 + strspn(comma + 1, " "), "\n"),
+			    comma + 1 + strspn(comma + 1, " "));
+		}
+	}
+	path = kp_path_join(r->details, "00_environment.txt");
+	if (kp_atomic_open(&a, path, &err) < 0)
+		kp_die_err(&err);
+	iso_now(when, sizeof(when));
+	fprintf(a.fp, "date: %s\n", when);
+	fprintf(a.fp, "ncu: %s\n", r->ncu);
+	fprintf(a.fp, "## ncu --version\n%s", v != NULL ? v : "(ncu --version failed)\n");
+	if (smi_bin == NULL)
+		fputs("## nvidia-smi\nnvidia-smi: not found in PATH\n", a.fp);
+	else
+		fprintf(a.fp, "## nvidia-smi --query-gpu=name,driver_version\n%s",
+		    s != NULL ? s : "(nvidia-smi failed)\n");
+	if (uname(&u) == 0)
+		fprintf(a.fp, "## uname\n%s %s %s %s %s\n", u.sysname, u.nodename, u.release,
+		    u.version, u.machine);
+	fputs("## target\n", a.fp);
+	if (r->workdir != NULL)
+		fprintf(a.fp, "working_directory: %s\n", r->workdir);
+	fprintf(a.fp, "command:");
+	{
+		char *q = kp_shell_quote(tstr(r->target, "target", "executable"));
+		fprintf(a.fp, " %s", q);
+		free(q);
+		json_array_foreach(json_object_get(json_object_get(r->target, "target"), "args"),
+		    i, w) {
+			if (!json_is_string(w))
+				continue;
+			q = kp_shell_quote(json_string_value(w));
+			fprintf(a.fp, " %s", q);
+			free(q);
+		}
+	}
+	fprintf(a.fp, "\nprivilege_mode: %s\n", r->priv);
+	if (kp_atomic_commit(&a, &err) < 0)
+		kp_die_err(&err);
+	free(path);
+	free(v);
+	free(s);
+	free(smi_bin);
+}
+
+static void
+roofline_sections(struct run *r)
+{
+	const char *argv[] = { r->ncu, "--list-sections", NULL };
+	char *text;
+
+	if (r->roofline != NULL)
+		return;
+	text = r->dry ? NULL : capture(r, argv);
+	r->roofline = kp_roofline_sections(text);
+	free(text);
+}
+
+/* ---- the record of the run ---- */
+
+static json_t *
+target_argv(json_t *t)
+{
+	json_t *a = json_array(), *w;
+	size_t i;
+
+	json_array_append_new(a, json_string(tstr(t, "target", "executable") != NULL ?
+	    tstr(t, "target", "executable") : ""));
+	json_array_foreach(json_object_get(json_object_get(t, "target"), "args"), i, w)
+		json_array_append(a, w);
+	return a;
+}
+
+static json_t *
+jstr_or_null(const char *s)
+{
+	return s != NULL && *s != '\0' ? json_string(s) : json_null();
+}
+
+static void
+write_record(struct run *r, const char *status)
+{
+	json_t *m = r->manifest, *t = r->target;
+	char when[32], *path;
+	struct kp_err err;
+
+	iso_now(when, sizeof(when));
+	json_object_set_new(m, "status", json_string(status));
+	json_object_set_new(m, "finished_at", json_string(when));
+	json_object_set_new(m, "ncu", json_pack("{s:o, s:o}", "path", jstr_or_null(r->ncu),
+	    "version", jstr_or_null(r->ncu_version)));
+	json_object_set_new(m, "gpu", json_pack("{s:o, s:o}", "name", jstr_or_null(r->gpu),
+	    "driver", jstr_or_null(r->driver)));
+	json_object_set_new(m, "privilege_mode", json_string(r->priv != NULL ? r->priv : "none"));
+	json_object_set(m, "stages_collected", r->collected);
+	json_object_set(m, "followup", r->followup != NULL ? r->followup : json_null());
+	json_object_set(m, "runs", r->runs);
+	(void)t;
+	path = kp_path_join(r->profile_dir, "run_manifest.yaml");
+	if (kp_manifest_write(m, path, &err) < 0)
+		kp_die_err(&err);
+	free(path);
+	path = kp_path_join(r->profile_dir, "commands.sh");
+	if (kp_commands_write(r->cmds, path, &err) < 0)
+		kp_die_err(&err);
+	free(path);
+}
+
+/* Write the manifest and commands.sh, the JSONL record, and exit. */
+static void
+finish(struct run *r, const char *status, int code)
+{
+	struct kp_err err;
+	json_t *rec, *st = json_array(), *v;
+	size_t i;
+
+	if (r->dry)
+		exit(code);
+	write_record(r, status);
+	json_array_foreach(r->collected, i, v)
+		json_array_append(st, v);
+	rec = json_pack("{s:s, s:s, s:s, s:o, s:O}", "kind", "collect", "profile_dir",
+	    r->profile_dir, "status", status, "stages", st, "followup",
+	    r->followup != NULL ? json_object_get(r->followup, "stage") : json_null());
+	{
+		char *mp = kp_path_join(r->profile_dir, "run_manifest.yaml");
+		json_object_set_new(rec, "manifest", json_string(mp));
+		free(mp);
+	}
+	if (kp_jsonl_write(stdout, rec, &err) < 0)
+		kp_die_err(&err);
+	json_decref(rec);
+	fprintf(stderr, "kp-collect: %s\n", r->profile_dir);
+	if (kp_close_stdout() < 0)
+		exit(KP_EXIT_DATA);
+	exit(code);
+}
+
+static void
+explain(struct run *r, enum kp_stage s, const struct kp_ncu_verdict *v)
+{
+	const char *f = tstr(r->target, "kernel", "filter");
+	const char *nv = tstr(r->target, "kernel", "nvtx_range");
+	json_t *k;
+	size_t i;
+	json_t *one = json_pack("[{s:s, s:o}]", "stage", "target", "argv", target_argv(r->target));
+	char *cmd = kp_commands_text(one, NULL);
+
+	json_decref(one);
+
+	switch (v->outcome) {
+	case KP_OUT_NOMATCH:
+		kp_warn("%s: no kernel matched the filter %s %s (%s)", kp_stage_id(s),
+		    tstr(r->target, "kernel", "filter_mode") != NULL ?
+		    tstr(r->target, "kernel", "filter_mode") : "regex",
+		    f != NULL ? f : nv != NULL ? nv : "(none)", v->reason);
+		if (cmd != NULL && strrchr(cmd, '\n') != NULL) {
+			char *last = cmd + strlen(cmd) - 1;
+			*last = '\0';
+			kp_warn("target: %s", strrchr(cmd, '\n') + 1);
+		}
+		if (json_array_size(v->kernels) > 0) {
+			fprintf(stderr, "%s: kernels ncu saw:", kp_progname());
+			json_array_foreach(v->kernels, i, k)
+				fprintf(stderr, "%s %s", i > 0 ? "," : "", json_string_value(k));
+			fputc('\n', stderr);
+		}
+		kp_warn("to list the kernels with their GPU time: kp-discover %s",
+		    r->profile_dir);
+		break;
+	case KP_OUT_NOPERM:
+		kp_warn("%s: %s", kp_stage_id(s), v->reason);
+		sudo_guide();
+		break;
+	case KP_OUT_MISSING:
+		kp_warn("%s: %s: %s", kp_stage_id(s), json_string_value(json_array_get(r->prefix,
+		    0)), v->reason);
+		break;
+	case KP_OUT_INTR:
+		kp_warn("%s: interrupted; earlier stage files are kept", kp_stage_id(s));
+		break;
+	default:
+		kp_warn("%s: the target or ncu failed: %s", kp_stage_id(s), v->reason);
+		if (v->tail[0] != '\0')
+			kp_warn("target's last output: %s", v->tail);
+		break;
+	}
+	free(cmd);
+}
+
+/* One ncu pass.  Returns the outcome; on success the stage file is in place. */
+static enum kp_outcome
+run_stage(struct run *r, enum kp_stage s)
+{
+	char *final = kp_path_join(r->details, kp_stage_file(s)), tmpname[64], outname[64];
+	char *tmp, *out, rel[96];
+	json_t *argv, *shown, *env = json_object_get(json_object_get(r->target, "target"), "env");
+	struct kp_proc p;
+	struct kp_proc_result res;
+	struct kp_ncu_verdict v;
+	struct kp_err err;
+	const char **av;
+	size_t i;
+
+	if (s == KP_STAGE_ROOFLINE)
+		roofline_sections(r);
+	snprintf(tmpname, sizeof(tmpname), ".%s.%ld.tmp", kp_stage_file(s), (long)getpid());
+	snprintf(outname, sizeof(outname), ".ncu-stdout.%ld.tmp", (long)getpid());
+	tmp = kp_path_join(r->details, tmpname);
+	out = kp_path_join(r->details, outname);
+	if ((shown = kp_stage_argv(r->target, s, r->prefix, final, r->roofline, &err)) == NULL ||
+	    (argv = kp_stage_argv(r->target, s, r->prefix, tmp, r->roofline, &err)) == NULL)
+		kp_die_err(&err);
+	json_array_append_new(r->cmds, json_pack("{s:s, s:O, s:s, s:O}", "stage", kp_stage_id(s),
+	    "argv", shown, "cwd", r->workdir, "env", env != NULL ? env : json_null()));
+	if (r->dry) {
+		free(final);
+		free(tmp);
+		free(out);
+		json_decref(argv);
+		json_decref(shown);
+		return KP_OUT_OK;
+	}
+	if ((av = calloc(json_array_size(argv) + 1, sizeof(*av))) == NULL)
+		kp_die(KP_EXIT_ENV, "out of memory");
+	for (i = 0; i < json_array_size(argv); i++)
+		av[i] = json_string_value(json_array_get(argv, i));
+	memset(&p, 0, sizeof(p));
+	p.argv = av;
+	p.cwd = r->workdir;
+	p.env = env;
+	p.out_path = out;
+	p.timeout_s = r->timeout;
+	if (kp_proc_run(&p, &res, &err) < 0)
+		kp_die_err(&err);
+	kp_ncu_classify(tmp, out, &res, &v);
+	if (v.outcome == KP_OUT_OK && !kp_is_file(tmp)) {
+		v.outcome = KP_OUT_TARGET;
+		snprintf(v.reason, sizeof(v.reason), "ncu wrote no output to its log file");
+	}
+	if (v.outcome == KP_OUT_OK && rename(tmp, final) < 0) {
+		kp_warn("%s:", final);
+		v.outcome = KP_OUT_TARGET;
+		snprintf(v.reason, sizeof(v.reason), "cannot rename the stage file");
+	}
+	unlink(tmp);
+	unlink(out);
+	snprintf(rel, sizeof(rel), "details/%s", kp_stage_file(s));
+	json_array_append_new(r->runs, json_pack("{s:s, s:O, s:o, s:f, s:s, s:s}", "stage",
+	    kp_stage_id(s), "argv", shown,
+	    "exit_status", res.exited ? json_integer(res.exit_status) : json_null(),
+	    "duration_s", (double)(long long)(res.duration_s * 100 + 0.5) / 100, "output", rel,
+	    "status", v.outcome == KP_OUT_OK ? "ok" : kp_outcome_status(v.outcome)));
+	if (v.outcome == KP_OUT_OK) {
+		json_array_append_new(r->collected, json_string(kp_stage_id(s)));
+		fprintf(stderr, "kp-collect: %s %.1fs\n", kp_stage_id(s), res.duration_s);
+	} else {
+		explain(r, s, &v);
+	}
+	json_decref(v.kernels);
+	json_decref(argv);
+	json_decref(shown);
+	free(av);
+	free(final);
+	free(tmp);
+	free(out);
+	return v.outcome;
+}
+
+/* ---- auto: the follow-up from basic's numbers ---- */
+
+static enum kp_stage
+choose_followup(struct run *r)
+{
+	char *basic = kp_path_join(r->details, kp_stage_file(KP_STAGE_BASIC)), why[512];
+	const char *paths[1] = { basic };
+	const char *keys[] = { "sm_throughput_pct", "memory_throughput_pct",
+		"dram_throughput_pct", "l1tex_throughput_pct", "l2_throughput_pct",
+		"achieved_occupancy_pct", "theoretical_occupancy_pct", "ipc" };
+	struct kp_err err;
+	struct kp_rules *rules;
+	json_t *sum, *kernel, *nums = json_object();
+	const char *stage;
+	enum kp_stage s = KP_STAGE_SOL;
+	size_t i;
+	double v;
+
+	if ((sum = kp_extract_files(paths, 1, 0, NULL, &err)) == NULL)
+		kp_die_err(&err);
+	if ((kernel = kp_summary_primary(sum)) == NULL)
+		kp_die(KP_EXIT_DATA, "%s: no kernel launch in basic's output", basic);
+	if ((rules = kp_rules_load_default(&err)) == NULL)
+		kp_die_err(&err);
+	why[0] = '\0';
+	stage = kp_rules_followup(rules, kernel, why, sizeof(why));
+	if (stage == NULL || kp_stage_parse(stage, &s) < 0)
+		s = KP_STAGE_SOL;
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (kp_summary_value(kernel, keys[i], &v) == 0)
+			json_object_set_new(nums, keys[i], json_real(v));
+	r->followup = json_pack("{s:s, s:s, s:o}", "stage", kp_stage_id(s), "reason", why,
+	    "metrics", nums);
+	fprintf(stderr, "kp-collect: follow-up %s (%s)\n", kp_stage_id(s), why);
+	kp_rules_free(rules);
+	json_decref(sum);
+	free(basic);
+	return s;
+}
+
+/* Stages the target asks for besides the requested ones. */
+static unsigned
+asked_stages(json_t *t)
+{
+	static const struct { const char *key; enum kp_stage s; } map[] = {
+		{ "collect_memory", KP_STAGE_MEMORY }, { "collect_compute", KP_STAGE_COMPUTE },
+		{ "collect_occupancy", KP_STAGE_OCCUPANCY },
+		{ "collect_roofline", KP_STAGE_ROOFLINE }, { "collect_source", KP_STAGE_SOURCE },
+	};
+	json_t *an = json_object_get(t, "analysis");
+	unsigned m = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (json_is_true(json_object_get(an, map[i].key)))
+			m |= 1u << map[i].s;
+	if (json_is_true(json_object_get(json_object_get(t, "profiling"),
+	    "enable_source_mapping")))
+		m |= 1u << KP_STAGE_SOURCE;
+	return m;
+}
+
+static void
+extract_all(struct run *r)
+{
+	const char *paths[KP_NSTAGES], *names[KP_NSTAGES];
+	char *owned[KP_NSTAGES];
+	size_t n = 0, i;
+	struct kp_err err;
+	json_t *v, *sum;
+	enum kp_stage s;
+	char *out;
+
+	json_array_foreach(r->collected, i, v) {
+		if (kp_stage_parse(json_string_value(v), &s) < 0 || s == KP_STAGE_SOURCE)
+			continue;
+		owned[n] = kp_path_join(r->details, kp_stage_file(s));
+		paths[n] = owned[n];
+		names[n] = kp_stage_id(s);
+		n++;
+	}
+	if (n == 0)
+		return;
+	out = kp_path_join(r->details, "metrics_raw.csv");
+	if (kp_merge_raw(paths, names, n, out, &err) < 0)
+		kp_die_err(&err);
+	free(out);
+	if ((sum = kp_extract_to_dir(paths, n, r->details, r->profile_dir, 0, &err)) == NULL)
+		kp_die_err(&err);
+	json_decref(sum);
+	for (i = 0; i < n; i++)
+		free(owned[i]);
+}
+
+static void
+run_all(struct run *r, unsigned mask, int autop)
+{
+	enum kp_outcome o;
+	int s;
+	unsigned done = 0;
+
+	if (autop) {
+		if (kp_proc_interrupted())
+			finish(r, "interrupted", KP_EXIT_INTR);
+		if ((o = run_stage(r, KP_STAGE_BASIC)) != KP_OUT_OK)
+			finish(r, kp_outcome_status(o), kp_outcome_exit(o));
+		done |= 1u << KP_STAGE_BASIC;
+		if (!r->dry)
+			mask |= 1u << choose_followup(r);
+	}
+	for (s = 0; s < KP_NSTAGES; s++) {
+		if (!(mask & (1u << s)) || (done & (1u << s)))
+			continue;
+		if (kp_proc_interrupted())
+			finish(r, "interrupted", KP_EXIT_INTR);
+		if ((o = run_stage(r, (enum kp_stage)s)) != KP_OUT_OK)
+			finish(r, kp_outcome_status(o), kp_outcome_exit(o));
+		done |= 1u << s;
+	}
+}
+
+/* ---- input ---- */
+
+static json_t *
+load_target(int argc, char **argv, const struct opts *o, char **dirp)
+{
+	struct kp_err err;
+	json_t *t;
+	char *path = NULL, *pd;
+
+	if (argc == 1) {
+		path = xstrdup(argv[0]);
+	} else if (!from_flags(o) && !isatty(0)) {
+		if ((pd = kp_jsonl_first_profile_dir(stdin, "<stdin>", &err)) == NULL)
+			kp_die_err(&err);
+		path = kp_path_join(pd, "profile-target.yaml");
+		free(pd);
+	}
+	if (path == NULL) {
+		if (!from_flags(o))
+			usage(stderr, KP_EXIT_USAGE);
+		t = json_object();
+		apply_flags(t, o);
+		*dirp = o->outdir != NULL ? xstrdup(o->outdir) : default_profile_dir(t);
+		return t;
+	}
+	if ((t = kp_target_load(path, &err)) == NULL)
+		kp_die_err(&err);
+	apply_flags(t, o);
+	*dirp = o->outdir != NULL ? xstrdup(o->outdir) : dir_of(path);
+	free(path);
+	return t;
+}
+
+static void
+prepare(struct run *r, const char *stages_spec)
+{
+	struct kp_err err;
+	char real[PATH_MAX], when[32];
+	const char *wd = tstr(r->target, "target", "working_directory");
+	json_t *to = json_object_get(json_object_get(r->target, "target"), "timeout_seconds");
+	json_t *req = json_array(), *k;
+	char *p, *tok, *save = NULL;
+
+	if (kp_target_validate(r->target, &err) < 0)
+		kp_die_err(&err);
+	if (json_is_number(to))
+		r->timeout = json_number_value(to);
+	r->runs = json_array();
+	r->cmds = json_array();
+	r->collected = json_array();
+	r->manifest = json_object();
+	iso_now(when, sizeof(when));
+	p = xstrdup(stages_spec);
+	for (tok = strtok_r(p, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save))
+		json_array_append_new(req, json_string(tok));
+	free(p);
+	{
+		const char *id = strrchr(r->profile_dir, '/');
+		json_object_set_new(r->manifest, "schema", json_string("kp-run-manifest/1"));
+		json_object_set_new(r->manifest, "profile_id",
+		    json_string(id != NULL && id[1] != '\0' ? id + 1 : r->profile_dir));
+	}
+	json_object_set_new(r->manifest, "status", json_string("running"));
+	json_object_set_new(r->manifest, "started_at", json_string(when));
+	json_object_set_new(r->manifest, "finished_at", json_null());
+	k = json_object_get(r->target, "kernel");
+	if (!r->dry) {
+		if (kp_mkdirs(r->profile_dir, &err) < 0)
+			kp_die_err(&err);
+		if (realpath(r->profile_dir, real) == NULL)
+			kp_die(KP_EXIT_ENV, "%s: %s", r->profile_dir, strerror(errno));
+		r->abs_dir = xstrdup(real);
+	} else {
+		r->abs_dir = xstrdup(r->profile_dir);
+	}
+	r->details = kp_path_join(r->abs_dir, "details");
+	if (!r->dry && kp_mkdirs(r->details, &err) < 0)
+		kp_die_err(&err);
+	if (wd == NULL || *wd == '\0')
+		wd = ".";
+	if (!kp_is_dir(wd)) {
+		r->workdir = xstrdup(wd);
+		json_object_set_new(r->manifest, "target", json_pack("{s:o, s:s, s:o}", "command",
+		    target_argv(r->target), "working_directory", wd, "runtime",
+		    jstr_or_null(tstr(r->target, "target", "runtime"))));
+		kp_warn("target.working_directory: %s: not a directory", wd);
+		finish(r, "target-failed", KP_EXIT_TARGET);
+	}
+	r->workdir = xstrdup(realpath(wd, real) != NULL ? real : wd);
+	json_object_set_new(r->manifest, "target", json_pack("{s:o, s:s, s:o}", "command",
+	    target_argv(r->target), "working_directory", r->workdir, "runtime",
+	    jstr_or_null(tstr(r->target, "target", "runtime"))));
+	json_object_set_new(r->manifest, "kernel", json_pack("{s:o, s:o, s:o, s:o}",
+	    "name", jstr_or_null(json_string_value(json_object_get(k, "name"))),
+	    "filter_mode", jstr_or_null(json_string_value(json_object_get(k, "filter_mode"))),
+	    "filter", jstr_or_null(json_string_value(json_object_get(k, "filter"))),
+	    "nvtx_range", jstr_or_null(json_string_value(json_object_get(k, "nvtx_range")))));
+	{
+		json_t *pr = json_object_get(r->target, "profiling");
+		json_t *sk = json_object_get(pr, "warmup_skip"), *cn = json_object_get(pr,
+		    "launch_count");
+		json_object_set_new(r->manifest, "launch", json_pack("{s:I, s:I}", "skip",
+		    json_is_integer(sk) ? json_integer_value(sk) : 0, "count",
+		    json_is_integer(cn) ? json_integer_value(cn) : 1));
+	}
+	json_object_set_new(r->manifest, "clock_control",
+	    json_string(tstr(r->target, "profiling", "clock_control") != NULL ?
+	    tstr(r->target, "profiling", "clock_control") : "base"));
+	json_object_set_new(r->manifest, "stages_requested", req);
+	json_object_set_new(r->manifest, "timeout_seconds", json_real(r->timeout));
+}
+
+/* File-level, so that what they hold stays reachable when a failure exits. */
+static struct opts o;
+static struct run r;
+
+int
+main(int argc, char **argv)
+{
+	struct kp_err err;
+	unsigned mask;
+	int autop, ch;
+
+	kp_setprogname(argv[0]);
+	memset(&o, 0, sizeof(o));
+	memset(&r, 0, sizeof(r));
+	o.extra = json_array();
+	o.stages = "auto";
+	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case O_DRY: o.dry = 1; break;
+		case O_STAGES: o.stages = optarg; break;
+		case O_NCU: o.ncu = optarg; break;
+		case O_OUTDIR: o.outdir = optarg; break;
+		case O_CMD: o.cmd = optarg; break;
+		case O_KNAME: o.kname = optarg; break;
+		case O_KRE: o.kre = optarg; break;
+		case O_NVTX: o.nvtx = optarg; break;
+		case O_RUNTIME: o.runtime = optarg; break;
+		case O_SUDO: o.sudo = 1; break;
+		case O_DEVICES: o.devices = optarg; break;
+		case O_CLOCK:
+			if (strcmp(optarg, "base") != 0 && strcmp(optarg, "none") != 0)
+				kp_die(KP_EXIT_USAGE, "--clock-control: \"%s\" is not base or none",
+				    optarg);
+			o.clock = optarg;
+			break;
+		case O_TIMEOUT:
+			if (kp_strtonum(optarg, 0, 86400 * 7, &o.timeout, &err) < 0)
+				kp_die(KP_EXIT_USAGE, "--timeout: %s", err.msg);
+			o.have_timeout = 1;
+			break;
+		case O_SKIP:
+			if (kp_strtonum(optarg, 0, 1000000000, &o.skip, &err) < 0)
+				kp_die(KP_EXIT_USAGE, "--launch-skip: %s", err.msg);
+			o.have_skip = 1;
+			break;
+		case O_COUNT:
+			if (kp_strtonum(optarg, 1, 1000000, &o.count, &err) < 0)
+				kp_die(KP_EXIT_USAGE, "--launch-count: %s", err.msg);
+			o.have_count = 1;
+			break;
+		case O_EXTRA: {
+			json_t *w = kp_shell_split(optarg, &err);
+			if (w == NULL)
+				kp_die(KP_EXIT_USAGE, "--extra: %s", err.msg);
+			json_array_extend(o.extra, w);
+			json_decref(w);
+			break;
+		}
+		case 'h': usage(stdout, KP_EXIT_OK); break;
+		case O_VERSION: kp_print_version(); return KP_EXIT_OK;
+		default: usage(stderr, KP_EXIT_USAGE);
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc > 1)
+		usage(stderr, KP_EXIT_USAGE);
+	if (o.kname != NULL && o.kre != NULL)
+		kp_die(KP_EXIT_USAGE, "--kernel-name and --kernel-regex exclude each other");
+	if (kp_stages_parse(o.stages, &mask, &autop, &err) < 0)
+		kp_die_err(&err);
+	r.dry = o.dry;
+	r.target = load_target(argc, argv, &o, &r.profile_dir);
+	kp_proc_catch_signals();
+	prepare(&r, o.stages);
+	resolve_ncu(&r);
+	if (!r.dry) {
+		if (from_flags(&o)) {
+			char *tp = kp_path_join(r.profile_dir, "profile-target.yaml");
+			if (!kp_is_file(tp) && kp_target_write(r.target, tp, &err) < 0)
+				kp_die_err(&err);
+			free(tp);
+		}
+		environment(&r);
+	}
+	mask |= asked_stages(r.target);
+	run_all(&r, mask, autop);
+	if (r.dry) {
+		char *text = kp_commands_text(r.cmds, &err);
+		if (text == NULL)
+			kp_die_err(&err);
+		fputs(text, stdout);
+		if (autop)
+			fputs("\n# then one follow-up stage, chosen from basic's metrics\n", stdout);
+		free(text);
+		if (kp_close_stdout() < 0)
+			return KP_EXIT_DATA;
+		return KP_EXIT_OK;
+	}
+	extract_all(&r);
+	finish(&r, "complete", KP_EXIT_OK);
+}
