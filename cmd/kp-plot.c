@@ -1,0 +1,235 @@
+/*
+ * kp-plot: draw a profile folder's summary picture with gnuplot.
+ */
+#include <sys/stat.h>
+
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kp.h"
+
+static const char synopsis[] =
+    "usage: kp-plot [-n] [--format png|svg] [-o file] [dir]\n"
+    "       kp-plot [-n] [--format png|svg] report details image\n";
+
+static volatile sig_atomic_t interrupted;
+static char tmp_image[PATH_MAX];	/* unlinked on a signal */
+
+static _Noreturn void
+usage(int status)
+{
+	fputs(synopsis, status == 0 ? stdout : stderr);
+	exit(status);
+}
+
+static void
+on_signal(int sig)
+{
+	if (tmp_image[0] != '\0')
+		unlink(tmp_image);
+	_exit(sig == SIGINT ? KP_EXIT_INTR : 128 + sig);
+}
+
+static const char *
+suffix(const char *path)
+{
+	const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+
+	return dot != NULL && (slash == NULL || dot > slash) ? dot + 1 : "";
+}
+
+/* dirname() without touching its argument; malloc'd. */
+static char *
+dir_of(const char *path)
+{
+	char *c = strdup(path), *d;
+
+	if (c == NULL)
+		kp_die(KP_EXIT_ENV, "out of memory");
+	d = strdup(dirname(c));
+	free(c);
+	if (d == NULL)
+		kp_die(KP_EXIT_ENV, "out of memory");
+	return d;
+}
+
+static char *
+absolute(const char *path)
+{
+	char cwd[PATH_MAX], *p;
+
+	if (path[0] == '/')
+		p = strdup(path);
+	else if (getcwd(cwd, sizeof cwd) == NULL)
+		kp_die(KP_EXIT_ENV, "getcwd:");
+	else
+		p = kp_path_join(cwd, path);
+	if (p == NULL)
+		kp_die(KP_EXIT_ENV, "out of memory");
+	return p;
+}
+
+/* Draw into a temporary file beside image, then rename it; nothing is left on failure. */
+static void
+draw(const char *gnuplot, const char *visdir, const char *image, const char *format)
+{
+	struct kp_err err;
+	struct sigaction sa;
+	char *idir = dir_of(image), *abs;
+	const char *base = strrchr(image, '/') ? strrchr(image, '/') + 1 : image;
+	mode_t mask;
+	int fd;
+
+	if (snprintf(tmp_image, sizeof tmp_image, "%s/.%s.XXXXXX", idir, base) >=
+	    (int)sizeof tmp_image)
+		kp_die(KP_EXIT_USAGE, "%s: path too long", image);
+	free(idir);
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	if ((fd = mkstemp(tmp_image)) < 0) {
+		char what[PATH_MAX + 8];
+
+		snprintf(what, sizeof what, "%s", tmp_image);
+		tmp_image[0] = '\0';
+		kp_die(KP_EXIT_ENV, "%s:", what);
+	}
+	mask = umask(0);
+	umask(mask);
+	fchmod(fd, 0666 & ~mask);
+	close(fd);
+	abs = absolute(tmp_image);
+	if (kp_plot_run(gnuplot, visdir, "profile_summary.gp", abs, &err) < 0 ||
+	    kp_plot_check_image(tmp_image, format, NULL, NULL, &err) < 0) {
+		unlink(tmp_image);
+		tmp_image[0] = '\0';
+		free(abs);
+		kp_warn("%s", err.msg);
+		kp_die(err.status, "%s not written; the script is %s/profile_summary.gp",
+		    image, visdir);
+	}
+	free(abs);
+	if (rename(tmp_image, image) < 0) {
+		unlink(tmp_image);
+		tmp_image[0] = '\0';
+		kp_die(KP_EXIT_ENV, "%s:", image);
+	}
+	tmp_image[0] = '\0';
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option opts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "no-draw", no_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct kp_err err;
+	struct kp_plot *p;
+	char *dir = NULL, *details, *visdir, *image = NULL, *script, *gnuplot;
+	const char *format = NULL, *out = NULL;
+	json_t *specs, *rec;
+	int c, nodraw = 0, free_dir = 0;
+
+	kp_setprogname(argv[0]);
+	while ((c = getopt_long(argc, argv, "hno:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (strcmp(optarg, "png") != 0 && strcmp(optarg, "svg") != 0) {
+				kp_warn("--format %s: png or svg", optarg);
+				usage(KP_EXIT_USAGE);
+			}
+			format = optarg;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'n':
+			nodraw = 1;
+			break;
+		case 'h':
+			usage(KP_EXIT_OK);
+		case 'V':
+			kp_print_version();
+			return kp_close_stdout() < 0 ? KP_EXIT_ENV : KP_EXIT_OK;
+		default:
+			usage(KP_EXIT_USAGE);
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc == 2 || argc > 3 || (argc == 3 && out != NULL))
+		usage(KP_EXIT_USAGE);
+	if (argc == 3) {
+		/* the old form: final_report.md details image */
+		dir = dir_of(argv[0]);
+		free_dir = 1;
+		if ((details = strdup(argv[1])) == NULL)
+			kp_die(KP_EXIT_ENV, "out of memory");
+		out = argv[2];
+	} else {
+		if (argc == 1)
+			dir = argv[0];
+		else if ((dir = kp_jsonl_first_profile_dir(stdin, "<stdin>", &err)) == NULL)
+			kp_die_err(&err);
+		else
+			free_dir = 1;
+		if ((details = kp_path_join(dir, "details")) == NULL)
+			kp_die(KP_EXIT_ENV, "out of memory");
+	}
+	if (!kp_is_dir(dir))
+		kp_die(KP_EXIT_DATA, "%s: not a profile folder", dir);
+	if (!kp_is_dir(details))
+		kp_die(KP_EXIT_DATA, "%s: no details folder", details);
+	if (format == NULL)
+		format = out != NULL && strcmp(suffix(out), "svg") == 0 ? "svg" : "png";
+
+	if ((specs = kp_specs_load(NULL, &err)) == NULL)
+		kp_warn("%s: the roofline is drawn without ceilings", err.msg);
+	if ((p = calloc(1, sizeof *p)) == NULL)
+		kp_die(KP_EXIT_ENV, "out of memory");
+	if (kp_plot_collect(p, dir, details, specs, &err) < 0)
+		kp_die_err(&err);
+	json_decref(specs);
+	if ((visdir = kp_path_join(dir, "visual")) == NULL ||
+	    (script = kp_path_join(visdir, "profile_summary.gp")) == NULL)
+		kp_die(KP_EXIT_ENV, "out of memory");
+	if (kp_plot_write(p, visdir, format, &err) < 0)
+		kp_die_err(&err);
+	if (!nodraw) {
+		char name[32];
+
+		if ((gnuplot = kp_plot_find_gnuplot(&err)) == NULL)
+			kp_die_err(&err);
+		snprintf(name, sizeof name, "profile_summary.%s", format);
+		if ((image = out != NULL ? strdup(out) : kp_path_join(visdir, name)) == NULL)
+			kp_die(KP_EXIT_ENV, "out of memory");
+		draw(gnuplot, visdir, image, format);
+		free(gnuplot);
+	}
+	rec = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o}", "kind", "plot", "profile_dir", dir,
+	    "path", image != NULL ? image : script, "script", script, "format", format,
+	    "panels", kp_plot_panels_json(p));
+	if (rec == NULL || kp_jsonl_write(stdout, rec, &err) < 0)
+		kp_die(KP_EXIT_ENV, "write error on standard output");
+	json_decref(rec);
+	free(image);
+	free(script);
+	free(visdir);
+	free(details);
+	free(p);
+	if (free_dir)
+		free(dir);
+	return kp_close_stdout() < 0 ? KP_EXIT_ENV : KP_EXIT_OK;
+}
