@@ -749,6 +749,41 @@ cell_value(const struct block *b, uint32_t c)
 }
 
 /*
+ * [-]digits with commas and one point whose digits make less than 2^53, with
+ * at most 22 after the point: the correctly rounded double in one division
+ * of exact doubles (Clinger's fast path), as kp_parse_number; -1 otherwise.
+ */
+static int
+wide_decimal(const char *s, size_t len, double *out)
+{
+	static const double e[] = { 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
+	size_t i = s[0] == '-';
+	uint64_t acc = 0;
+	unsigned nfrac = 0, dot = 0;
+
+	for (; i < len; i++) {
+		uint64_t d = (uint64_t)(unsigned char)s[i] - '0';
+
+		if (d < 10) {
+			acc = acc * 10 + d;
+			nfrac += dot;
+			if (acc >= (uint64_t)1 << 53)
+				return -1;
+		} else if (s[i] == '.' && !dot) {
+			dot = 1;
+		} else if (s[i] != ',' || dot) {
+			return -1;
+		}
+	}
+	if (nfrac > 22)
+		return -1;
+	*out = (double)acc / (nfrac < 16 ? p10[nfrac] : e[nfrac - 16]);
+	if (s[0] == '-')
+		*out = -*out;
+	return 0;
+}
+
+/*
  * A numeric cell, scaled: 1 with its cell and value, 0 when it is not a
  * number (kp_parse_number), -1 out of memory.  The fast path takes what ncu
  * prints in base units ([-]digits with thousands commas and one point, up to
@@ -787,11 +822,15 @@ cell_parse(struct launch *l, const char *s, size_t len, double scale, uint32_t *
 				*out = neg ? -v : v;
 				return 1;
 			}
+			if (i < len && acc > CELL_MANT && wide_decimal(s, len, &v) == 0)
+				goto escape;
 		}
 	}
 	if (kp_parse_number(s, len, &v) != KP_NUM_OK || !isfinite(v))
 		return 0;
-	*out = v *= scale;
+	v *= scale;
+escape:
+	*out = v;
 	if (!l->keep)
 		return 1;
 	if (l->nover == l->overcap) {
