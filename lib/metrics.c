@@ -892,8 +892,10 @@ launch_keep(struct launch *l, struct kernel *k)
 	}
 	b->ncells = (uint32_t)l->ncells;
 	b->nover = (uint32_t)l->nover;
-	memcpy(b->over, l->over, l->nover * sizeof(double));
-	memcpy(b->over + l->nover, l->cells, l->ncells * sizeof(uint32_t));
+	if (l->nover > 0)
+		memcpy(b->over, l->over, l->nover * sizeof(double));
+	if (l->ncells > 0)
+		memcpy(b->over + l->nover, l->cells, l->ncells * sizeof(uint32_t));
 	if (k->nsamp < ACC_KEEP) {
 		if (++k->nsamp == ACC_KEEP) {
 			k->rng = 0x9e3779b97f4a7c15ULL;
