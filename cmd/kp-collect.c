@@ -7,7 +7,9 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -447,6 +449,30 @@ jstr_or_null(const char *s)
 	return s != NULL && *s != '\0' ? json_string(s) : json_null();
 }
 
+static double
+tv_s(struct timeval tv)
+{
+	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+}
+
+/*
+ * kp's own CPU time next to its children's (ncu and the target), so that the
+ * manifest shows what kp itself costs in a profiling run.
+ */
+static json_t *
+cpu_usage(void)
+{
+	struct rusage self, kids;
+	double s, k;
+
+	if (getrusage(RUSAGE_SELF, &self) != 0 || getrusage(RUSAGE_CHILDREN, &kids) != 0)
+		return json_null();
+	s = tv_s(self.ru_utime) + tv_s(self.ru_stime);
+	k = tv_s(kids.ru_utime) + tv_s(kids.ru_stime);
+	return json_pack("{s:f, s:f, s:f}", "kp_cpu_s", s, "children_cpu_s", k,
+	    "kp_cpu_share_pct", s + k > 0 ? 100.0 * s / (s + k) : 0.0);
+}
+
 static void
 write_record(struct run *r, const char *status)
 {
@@ -465,6 +491,7 @@ write_record(struct run *r, const char *status)
 	json_object_set(m, "stages_collected", r->collected);
 	json_object_set(m, "followup", r->followup != NULL ? r->followup : json_null());
 	json_object_set(m, "runs", r->runs);
+	json_object_set_new(m, "resources", cpu_usage());
 	(void)t;
 	path = kp_path_join(r->profile_dir, "run_manifest.yaml");
 	if (kp_manifest_write(m, path, &err) < 0)

@@ -60,7 +60,7 @@ if [ -n "$demo" ]; then
 	[ $# -eq 0 ] || die 2 "--demo takes no command"
 	kernel=hgemm_byzj_v0
 	add --kernel; add "$kernel"
-	add --requirement; add "visual report, source, bottleneck rules"
+	add --requirement; add "visual report, source, roofline, occupancy, bottleneck rules"
 	if { command -v ncu >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/ncu ]; } &&
 	    nvidia-smi -L >/dev/null 2>&1 && command -v nvcc >/dev/null 2>&1 &&
 	    [ -f "$top/examples/cuda/Makefile" ]; then
@@ -124,7 +124,6 @@ step kp-hotspots
 if [ "$decide" = 1 ] && [ "$(flag analysis enable_bottleneck_decision_engine)" = true ]; then
 	step kp-decide
 fi
-step kp-report
 plotted=false
 if [ "$plot" = 1 ] && [ "$(flag visualization enabled)" = true ]; then
 	printf '%s\n' "$rec" | kp-plot >/dev/null
@@ -135,6 +134,7 @@ if [ "$plot" = 1 ] && [ "$(flag visualization enabled)" = true ]; then
 	*) echo "$prog: kp-plot failed (exit $st)" >&2; exit "$st" ;;
 	esac
 fi
+step kp-report
 echo "$prog: report $dir/final_report.md" >&2
 esc=$(printf '%s' "$dir" | sed 's/\\/\\\\/g; s/"/\\"/g')
 printf '{"kind":"profile","plot":%s,"profile_dir":"%s","report":"%s/final_report.md"}\n' \

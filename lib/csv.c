@@ -14,18 +14,21 @@
 
 #include "kp.h"
 
-#define CHUNK (256 * 1024)
+#ifndef KP_CSV_CHUNK
+#define KP_CSV_CHUNK (1024 * 1024)	/* tests use a tiny one */
+#endif
+#define CHUNK KP_CSV_CHUNK
 
 struct kp_csv {
 	FILE *fp;
 	int own;
 	char *name;
-	char *buf;
-	size_t pos, end;
+	char *buf;		/* cap bytes and one for a sentinel quote */
+	size_t cap;
+	size_t rs;		/* where the current record begins */
+	size_t pos, end;	/* unread bytes: buf[pos..end) */
 	int eof;
-	char *rec;		/* unquoted field bytes, each NUL-terminated */
-	size_t reclen, reccap;
-	size_t *offs;		/* field start offsets into rec */
+	size_t *offs;		/* field starts, relative to rs */
 	struct kp_field *fields;
 	size_t nf, fcap;
 	unsigned long line;	/* lines consumed so far */
@@ -43,16 +46,16 @@ kp_csv_open(FILE *fp, const char *name)
 		return NULL;
 	c->fp = fp;
 	c->name = strdup(name ? name : "<stdin>");
-	c->buf = malloc(CHUNK);
-	c->reccap = 4096;
-	c->rec = malloc(c->reccap);
+	c->cap = CHUNK;
+	c->buf = malloc(c->cap + 1);
 	c->fcap = 64;
 	c->offs = malloc(c->fcap * sizeof(*c->offs));
 	c->fields = malloc(c->fcap * sizeof(*c->fields));
-	if (!c->name || !c->buf || !c->rec || !c->offs || !c->fields) {
+	if (!c->name || !c->buf || !c->offs || !c->fields) {
 		kp_csv_close(c);
 		return NULL;
 	}
+	c->buf[0] = '"';
 	return c;
 }
 
@@ -89,53 +92,124 @@ kp_csv_close(struct kp_csv *c)
 		fclose(c->fp);
 	free(c->name);
 	free(c->buf);
-	free(c->rec);
 	free(c->offs);
 	free(c->fields);
 	free(c);
 }
 
-/* Make at least one unread byte available; 0 at end of input, -1 on error. */
-static int
-fill(struct kp_csv *c)
+/*
+ * Read more input after buf[end], keeping buf[rs..end) (the record being
+ * parsed, moved to the front of the buffer, which doubles when that record
+ * fills it).  Returns the number of bytes read, 0 at end of input, -1 on a
+ * read error or out of memory (errno says which).
+ */
+static long
+more(struct kp_csv *c)
 {
 	size_t n;
 
-	if (c->pos < c->end)
-		return 1;
 	if (c->eof)
 		return 0;
-	n = fread(c->buf, 1, CHUNK, c->fp);
-	c->pos = 0;
-	c->end = n;
+	if (c->rs > 0) {
+		memmove(c->buf, c->buf + c->rs, c->end - c->rs);
+		c->pos -= c->rs;
+		c->end -= c->rs;
+		c->rs = 0;
+	}
+	if (c->end == c->cap) {
+		char *nb;
+
+		if (c->cap > (size_t)1 << 40 || (nb = realloc(c->buf, 2 * c->cap + 1)) == NULL) {
+			errno = ENOMEM;
+			return -1;
+		}
+		c->buf = nb;
+		c->cap *= 2;
+	}
+	n = fread(c->buf + c->end, 1, c->cap - c->end, c->fp);
+	c->end += n;
+	c->buf[c->end] = '"';	/* the sentinel that ends the quoted-field scan */
 	if (n == 0) {
 		c->eof = 1;
-		return ferror(c->fp) ? -1 : 0;
+		if (ferror(c->fp)) {
+			if (errno == 0)
+				errno = EIO;
+			return -1;
+		}
+		return 0;
 	}
+	return (long)n;
+}
+
+/* At least want unread bytes unless the input ends first; -1 on error. */
+static int
+avail(struct kp_csv *c, size_t want)
+{
+	long r;
+
+	c->rs = c->pos;
+	while (c->end - c->pos < want)
+		if ((r = more(c)) <= 0)
+			return (int)r;
 	return 1;
 }
 
+/* Skip one non-CSV line, remembering ==ERROR== / ==WARNING== text. */
 static int
-rec_put(struct kp_csv *c, const char *s, size_t n)
+skip_line(struct kp_csv *c)
 {
-	if (c->reclen + n + 1 > c->reccap) {
-		size_t cap = c->reccap;
-		char *nr;
+	const char *s, *nl;
+	size_t n, kept;
 
-		while (c->reclen + n + 1 > cap)
-			cap *= 2;
-		if ((nr = realloc(c->rec, cap)) == NULL)
+	if (avail(c, 11) < 0)
+		return -1;
+	s = c->buf + c->pos;
+	n = c->end - c->pos;
+	/* the whole line when it is a message worth keeping */
+	while (((n >= 9 && memcmp(s, "==ERROR==", 9) == 0) ||
+	    (n >= 11 && memcmp(s, "==WARNING==", 11) == 0)) &&
+	    n < sizeof(c->lasterr) - 1 && !c->eof && memchr(s, '\n', n) == NULL) {
+		if (more(c) < 0)
 			return -1;
-		c->rec = nr;
-		c->reccap = cap;
+		s = c->buf + c->pos;
+		n = c->end - c->pos;
 	}
-	memcpy(c->rec + c->reclen, s, n);
-	c->reclen += n;
+	if ((n >= 9 && memcmp(s, "==ERROR==", 9) == 0) ||
+	    (n >= 11 && memcmp(s, "==WARNING==", 11) == 0)) {
+		nl = memchr(s, '\n', n);
+		kept = nl ? (size_t)(nl - s) : n;
+		if (kept > sizeof(c->lasterr) - 1)
+			kept = sizeof(c->lasterr) - 1;
+		memcpy(c->lasterr, s, kept);
+		c->lasterr[kept] = '\0';
+	}
+	for (;;) {
+		nl = memchr(c->buf + c->pos, '\n', c->end - c->pos);
+		if (nl != NULL) {
+			c->pos = (size_t)(nl - c->buf) + 1;
+			break;
+		}
+		c->pos = c->end;
+		c->rs = c->pos;
+		if (more(c) < 0)
+			return -1;
+		if (c->pos == c->end)
+			break;
+	}
+	c->line++;
+	c->noise++;
 	return 0;
 }
 
 static int
-field_start(struct kp_csv *c)
+truncated(struct kp_csv *c, struct kp_err *err, const char *what)
+{
+	return kp_errf(err, KP_EXIT_DATA, "%s:%lu: truncated record: %s", c->name,
+	    c->recline, what);
+}
+
+static int
+field_add(struct kp_csv *c, size_t start, size_t len)
 {
 	if (c->nf == c->fcap) {
 		size_t cap = c->fcap * 2;
@@ -150,173 +224,126 @@ field_start(struct kp_csv *c)
 		c->fields = nfl;
 		c->fcap = cap;
 	}
-	c->offs[c->nf++] = c->reclen;
+	c->offs[c->nf] = start;
+	c->fields[c->nf++].len = len;
 	return 0;
 }
 
-static unsigned long
-count_nl(const char *s, size_t n)
-{
-	unsigned long k = 0;
-	const char *e = s + n;
-
-	while ((s = memchr(s, '\n', (size_t)(e - s))) != NULL) {
-		k++;
-		s++;
-	}
-	return k;
-}
-
-/* Skip one non-CSV line, remembering ==ERROR== / ==WARNING== text. */
-static int
-skip_line(struct kp_csv *c)
-{
-	int first = 1;
-	size_t kept = 0;
-
-	for (;;) {
-		int r = fill(c);
-		char *nl;
-		size_t n;
-
-		if (r < 0)
-			return -1;
-		if (r == 0)
-			break;
-		nl = memchr(c->buf + c->pos, '\n', c->end - c->pos);
-		n = (nl ? (size_t)(nl - (c->buf + c->pos)) : c->end - c->pos);
-		if (first) {
-			const char *s = c->buf + c->pos;
-			if ((n >= 9 && memcmp(s, "==ERROR==", 9) == 0) ||
-			    (n >= 11 && memcmp(s, "==WARNING==", 11) == 0)) {
-				kept = n < sizeof(c->lasterr) - 1 ? n : sizeof(c->lasterr) - 1;
-				memcpy(c->lasterr, s, kept);
-				c->lasterr[kept] = '\0';
-			}
-			first = 0;
-		}
-		c->pos += n;
-		if (nl) {
-			c->pos++;
-			break;
-		}
-	}
-	c->line++;
-	c->noise++;
-	return 0;
-}
-
-static int
-truncated(struct kp_csv *c, struct kp_err *err, const char *what)
-{
-	return kp_errf(err, KP_EXIT_DATA, "%s:%lu: truncated record: %s", c->name,
-	    c->recline, what);
-}
-
+/*
+ * One record, parsed in place: a field's bytes stay in the read buffer,
+ * unquoted and moved left over the quotes when needed, and the byte after
+ * them becomes its NUL.  i (read) and w (write) are offsets from the
+ * record's start, which more() may move.
+ */
 int
 kp_csv_next(struct kp_csv *c, struct kp_err *err)
 {
-	int r;
-	size_t i;
+	char *b;
+	size_t i, w, start, n, j;
+	unsigned long nl = 0;
+	long r;
+	char ch;
 
 	for (;;) {
-		if ((r = fill(c)) <= 0)
-			goto eof;
+		c->rs = c->pos;
+		if (c->pos == c->end && (r = more(c)) <= 0) {
+			if (r < 0)
+				goto rerr;
+			return 0;
+		}
 		if (c->buf[c->pos] == '"')
 			break;
 		if (skip_line(c) < 0)
-			goto eof;
+			goto rerr;
 	}
+	c->rs = c->pos;
 	c->recline = c->line + 1;
-	c->reclen = 0;
 	c->nf = 0;
+	b = c->buf + c->rs;
+	n = c->end - c->rs;
+	i = 0;
+#define MORE(eofmsg) do {						\
+		c->pos = c->rs + i;					\
+		if ((r = more(c)) < 0)					\
+			goto rerr;					\
+		if (r == 0)						\
+			return truncated(c, err, eofmsg);		\
+		b = c->buf + c->rs;					\
+		n = c->end - c->rs;					\
+	} while (0)
 	for (;;) {		/* one field per iteration */
-		if (field_start(c) < 0)
-			goto nomem;
-		if ((r = fill(c)) < 0)
-			goto eof;
-		if (r == 0)
-			return truncated(c, err, "no newline at end of file");
-		if (c->buf[c->pos] == '"') {
-			c->pos++;
+		if (i == n)
+			MORE("no newline at end of file");
+		if (b[i] == '"') {
+			start = w = ++i;
 			for (;;) {
-				char *q;
-				size_t n;
-
-				if ((r = fill(c)) < 0)
-					goto eof;
-				if (r == 0)
-					return truncated(c, err, "unterminated quoted field");
-				q = memchr(c->buf + c->pos, '"', c->end - c->pos);
-				n = q ? (size_t)(q - (c->buf + c->pos)) : c->end - c->pos;
-				c->line += count_nl(c->buf + c->pos, n);
-				if (rec_put(c, c->buf + c->pos, n) < 0)
-					goto nomem;
-				c->pos += n;
-				if (q == NULL)
+				/* b[n] is a quote: no bound check in the scan */
+				for (j = i; b[j] != '"'; j++)
+					nl += b[j] == '\n';
+				if (w != i)
+					memmove(b + w, b + i, j - i);
+				w += j - i;
+				i = j;
+				if (i == n) {
+					MORE("unterminated quoted field");
 					continue;
-				c->pos++;	/* the quote */
-				if ((r = fill(c)) < 0)
-					goto eof;
-				if (r == 1 && c->buf[c->pos] == '"') {
-					if (rec_put(c, "\"", 1) < 0)
-						goto nomem;
-					c->pos++;
+				}
+				i++;	/* the quote */
+				if (i == n) {
+					c->pos = c->rs + i;
+					if ((r = more(c)) < 0)
+						goto rerr;
+					b = c->buf + c->rs;
+					n = c->end - c->rs;
+				}
+				if (i < n && b[i] == '"') {
+					b[w++] = '"';
+					i++;
 					continue;
 				}
 				break;
 			}
+		} else {
+			start = w = i;
 		}
 		/* Unquoted text (or stray text after a closing quote) up to , or \n. */
 		for (;;) {
-			size_t s;
-			char ch = 0;
-
-			if ((r = fill(c)) < 0)
-				goto eof;
-			if (r == 0)
-				return truncated(c, err, "no newline at end of file");
-			for (s = c->pos; s < c->end; s++) {
-				ch = c->buf[s];
-				if (ch == ',' || ch == '\n')
-					break;
-			}
-			if (rec_put(c, c->buf + c->pos, s - c->pos) < 0)
-				goto nomem;
-			c->pos = s;
-			if (s < c->end)
+			for (j = i; j < n && b[j] != ',' && b[j] != '\n'; j++)
+				;
+			if (w != i)
+				memmove(b + w, b + i, j - i);
+			w += j - i;
+			i = j;
+			if (i < n)
 				break;
+			MORE("no newline at end of file");
 		}
-		{
-			char ch = c->buf[c->pos++];
-
-			if (rec_put(c, "", 1) < 0)	/* NUL ends the field */
-				goto nomem;
-			if (ch == '\n') {
-				c->line++;
-				break;
-			}
+		if (field_add(c, start, w - start) < 0) {
+			c->pos = c->rs + i;
+			return kp_errf(err, KP_EXIT_ENV, "%s:%lu: out of memory", c->name,
+			    c->recline);
 		}
+		ch = b[i++];
+		b[w] = '\0';	/* may be the delimiter itself */
+		if (ch == '\n')
+			break;
 	}
-	for (i = 0; i < c->nf; i++) {
-		size_t end = (i + 1 < c->nf ? c->offs[i + 1] : c->reclen) - 1;
-		c->fields[i].s = c->rec + c->offs[i];
-		c->fields[i].len = end - c->offs[i];
-		/* A CR before the newline belongs to the line ending, not the field. */
-		if (i + 1 == c->nf && c->fields[i].len > 0 &&
-		    c->rec[c->offs[i] + c->fields[i].len - 1] == '\r') {
-			c->fields[i].len--;
-			c->rec[c->offs[i] + c->fields[i].len] = '\0';
-		}
+#undef MORE
+	c->pos = c->rs + i;
+	c->line += nl + 1;
+	for (j = 0; j < c->nf; j++)
+		c->fields[j].s = b + c->offs[j];
+	/* A CR before the newline belongs to the line ending, not the field. */
+	{
+		struct kp_field *f = &c->fields[c->nf - 1];
+
+		if (f->len > 0 && f->s[f->len - 1] == '\r')
+			b[c->offs[c->nf - 1] + --f->len] = '\0';
 	}
 	return 1;
-eof:
-	if (r < 0 || ferror(c->fp))
-		return kp_errf(err, KP_EXIT_DATA, "%s: read error: %s", c->name,
-		    strerror(errno ? errno : EIO));
-	return 0;
-nomem:
-	return kp_errf(err, KP_EXIT_ENV, "%s:%lu: out of memory", c->name, c->recline);
+rerr:
+	return kp_errf(err, errno == ENOMEM ? KP_EXIT_ENV : KP_EXIT_DATA, "%s: %s%s", c->name,
+	    errno == ENOMEM ? "" : "read error: ", strerror(errno ? errno : EIO));
 }
 
 size_t

@@ -2,12 +2,16 @@
  * metrics.c: kp-extract's engine.  ncu's raw or details CSV page in, the
  * metrics summary (schema kp-metrics-summary/1, see kp-extract(1)) out.
  *
- * One streaming pass per file.  Every numeric cell is parsed, scaled to its
- * base unit and pushed into the accumulator of its (kernel, metric); an
- * accumulator keeps up to ACC_KEEP values exactly and a fixed-seed reservoir
- * sample past that, so memory is bounded by kernels x metrics, not by the
- * number of rows.  Launches are (file, ID): rows of different files are never
- * merged.  The per-launch records go to a callback as soon as a launch ends.
+ * One streaming pass per file.  A kernel keeps its first ACC_KEEP launches
+ * and a fixed-seed reservoir sample of whole launches past that (Algorithm L,
+ * decided when a launch starts).  A kept launch is one contiguous block of
+ * 32-bit cells, one per metric of the kernel (sequential writes, not one
+ * append per metric), the medians are taken per metric at the end; a launch
+ * that is not kept only has its summary keys parsed.  The summary keys have
+ * their own accumulators (exact min/max, a per-key sample).  Memory is bounded
+ * by kernels x metrics x ACC_KEEP, not by the number of rows.  Launches are
+ * (file, ID): rows of different files are never merged.  The per-launch
+ * records go to a callback as soon as a launch ends.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -233,7 +237,25 @@ struct metric {
 	char *name;
 	char *unit;		/* base unit, or the unknown unit as printed */
 	int known;
-	struct acc a;
+};
+
+/*
+ * A metric's value in a kept launch, in 32 bits: CELL_ABSENT; a decimal
+ * number as printed in base units (bit 30 sign, bits 26-29 the digits after
+ * the point, bits 0-25 all the digits), decoded by the same exact division
+ * the parser does; or CELL_ESC | i, the i-th double of the block (any other
+ * number, already scaled).  Most ncu values fit the decimal form, so a launch
+ * of 2,238 metrics is ~10 KB instead of ~18 KB of doubles.
+ */
+#define CELL_ABSENT 0xffffffffu
+#define CELL_ESC 0x80000000u
+#define CELL_NEG 0x40000000u
+#define CELL_MANT 0x03ffffffu
+
+struct block {			/* one kept launch */
+	size_t cap;		/* bytes after the header */
+	uint32_t ncells, nover;
+	double over[];		/* nover doubles, then ncells cells */
 };
 
 struct idrange {
@@ -253,6 +275,10 @@ struct kernel {
 	size_t nkeys;
 	struct metric *m;
 	size_t nm, mcap;
+	struct block **samp;	/* the kept launches, at most ACC_KEEP */
+	uint32_t nsamp;
+	uint64_t rng, next;	/* launch reservoir, as in struct acc */
+	double w;
 	uint32_t *mslot;	/* open addressing: index + 1, 0 empty */
 	size_t mslots;
 	struct idrange *ids;	/* distinct IDs, sorted ranges */
@@ -272,8 +298,13 @@ struct col {			/* a metric column of a raw page */
 
 struct launch {
 	int open;
+	int keep;		/* in the kernel's sample: cells are stored */
 	long long id;
 	struct kernel *k;
+	uint32_t *cells;
+	size_t ncells, cellcap;
+	double *over;
+	size_t nover, overcap;
 	double *val;
 	int *rank;		/* -1: not set */
 	json_t *all;
@@ -295,6 +326,8 @@ struct ex {
 	size_t file;
 	struct col *cols;
 	size_t ncols;
+	size_t *keycols;	/* the columns that feed summary keys */
+	size_t nkeycols;
 	struct launch l;
 	size_t file_launches;
 };
@@ -403,8 +436,10 @@ kernel_free(struct kernel *k)
 	for (i = 0; i < k->nm; i++) {
 		free(k->m[i].name);
 		free(k->m[i].unit);
-		free(k->m[i].a.v);
 	}
+	for (i = 0; i < k->nsamp; i++)
+		free(k->samp[i]);
+	free(k->samp);
 	for (i = 0; i < k->nkeys; i++)
 		free(k->keys[i].v);
 	for (i = 0; i < k->nunknown; i++)
@@ -671,7 +706,208 @@ launch_reset(struct ex *x)
 	json_decref(x->l.all);
 	x->l.all = NULL;
 	x->l.open = 0;
+	x->l.keep = 0;
 	x->l.k = NULL;
+	x->l.ncells = 0;
+	x->l.nover = 0;
+}
+
+/* Cells up to metric m, the new ones absent; -1 out of memory. */
+static int
+cells_fit(struct launch *l, size_t m)
+{
+	if (m < l->ncells)
+		return 0;
+	if (m >= l->cellcap) {
+		size_t cap = l->cellcap ? l->cellcap : 256;
+		uint32_t *nc;
+
+		while (m >= cap)
+			cap *= 2;
+		if ((nc = realloc(l->cells, cap * sizeof(*nc))) == NULL)
+			return -1;
+		l->cells = nc;
+		l->cellcap = cap;
+	}
+	memset(l->cells + l->ncells, 0xff, (m + 1 - l->ncells) * sizeof(*l->cells));
+	l->ncells = m + 1;
+	return 0;
+}
+
+static const double p10[16] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9,
+	1e10, 1e11, 1e12, 1e13, 1e14, 1e15 };
+
+static double
+cell_value(const struct block *b, uint32_t c)
+{
+	double v;
+
+	if (c & CELL_ESC)
+		return b->over[c & ~CELL_ESC];
+	v = (double)(c & CELL_MANT) / p10[(c >> 26) & 15];
+	return c & CELL_NEG ? -v : v;
+}
+
+/*
+ * [-]digits with commas and one point whose digits make less than 2^53, with
+ * at most 22 after the point: the correctly rounded double in one division
+ * of exact doubles (Clinger's fast path), as kp_parse_number; -1 otherwise.
+ */
+static int
+wide_decimal(const char *s, size_t len, double *out)
+{
+	static const double e[] = { 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
+	size_t i = s[0] == '-';
+	uint64_t acc = 0;
+	unsigned nfrac = 0, dot = 0;
+
+	for (; i < len; i++) {
+		uint64_t d = (uint64_t)(unsigned char)s[i] - '0';
+
+		if (d < 10) {
+			acc = acc * 10 + d;
+			nfrac += dot;
+			if (acc >= (uint64_t)1 << 53)
+				return -1;
+		} else if (s[i] == '.' && !dot) {
+			dot = 1;
+		} else if (s[i] != ',' || dot) {
+			return -1;
+		}
+	}
+	if (nfrac > 22)
+		return -1;
+	*out = (double)acc / (nfrac < 16 ? p10[nfrac] : e[nfrac - 16]);
+	if (s[0] == '-')
+		*out = -*out;
+	return 0;
+}
+
+/*
+ * A numeric cell, scaled: 1 with its cell and value, 0 when it is not a
+ * number (kp_parse_number), -1 out of memory.  The fast path takes what ncu
+ * prints in base units ([-]digits with thousands commas and one point, up to
+ * 2^26 - 1 in all); its value, one correctly rounded division of exact
+ * doubles, is the one kp_parse_number and strtod give.
+ */
+static int
+cell_parse(struct launch *l, const char *s, size_t len, double scale, uint32_t *cell,
+    double *out)
+{
+	size_t i = 0;
+	uint32_t acc = 0, nfrac = 0, neg = 0, dot = 0;
+	double v;
+
+	if (scale == 1.0 && len > 0) {
+		if (s[0] == '-')
+			neg = i = 1;
+		if (i < len && (unsigned)(unsigned char)s[i] - '0' < 10) {
+			for (; i < len; i++) {
+				uint32_t d = (uint32_t)(unsigned char)s[i] - '0';
+
+				if (d < 10) {
+					acc = acc * 10 + d;
+					nfrac += dot;
+					if (acc > CELL_MANT)
+						break;
+				} else if (s[i] == '.' && !dot) {
+					dot = 1;
+				} else if (s[i] != ',' || dot) {
+					break;
+				}
+			}
+			if (i == len && nfrac < 16) {
+				*cell = neg << 30 | nfrac << 26 | acc;
+				v = (double)acc / p10[nfrac];
+				*out = neg ? -v : v;
+				return 1;
+			}
+			if (i < len && acc > CELL_MANT && wide_decimal(s, len, &v) == 0)
+				goto escape;
+		}
+	}
+	if (kp_parse_number(s, len, &v) != KP_NUM_OK || !isfinite(v))
+		return 0;
+	v *= scale;
+escape:
+	*out = v;
+	if (!l->keep)
+		return 1;
+	if (l->nover == l->overcap) {
+		size_t cap = l->overcap ? l->overcap * 2 : 64;
+		double *no = realloc(l->over, cap * sizeof(*no));
+
+		if (no == NULL)
+			return -1;
+		l->over = no;
+		l->overcap = cap;
+	}
+	*cell = CELL_ESC | (uint32_t)l->nover;
+	l->over[l->nover++] = v;
+	return 1;
+}
+
+/* Algorithm L over a kernel's launches, as acc_skip */
+static uint64_t
+k_rand(struct kernel *k)
+{
+	k->rng ^= k->rng << 13;
+	k->rng ^= k->rng >> 7;
+	k->rng ^= k->rng << 17;
+	return k->rng;
+}
+
+static double
+k_unit(struct kernel *k)
+{
+	return ((double)(k_rand(k) >> 11) + 0.5) / 9007199254740992.0;
+}
+
+static void
+k_skip(struct kernel *k)
+{
+	k->next += (uint64_t)floor(log(k_unit(k)) / log1p(-k->w)) + 1;
+}
+
+/* Keep the launch's cells in the kernel's sample; -1 out of memory. */
+static int
+launch_keep(struct launch *l, struct kernel *k)
+{
+	size_t slot, need = l->nover * sizeof(double) + l->ncells * sizeof(uint32_t);
+	struct block *b;
+
+	if (k->nsamp < ACC_KEEP) {
+		if (k->samp == NULL && (k->samp = calloc(ACC_KEEP, sizeof(*k->samp))) == NULL)
+			return -1;
+		slot = k->nsamp;
+	} else {
+		slot = k_rand(k) % ACC_KEEP;
+	}
+	b = k->samp[slot];
+	if (b == NULL || b->cap < need) {
+		if ((b = realloc(b, sizeof(*b) + need)) == NULL)
+			return -1;
+		b->cap = need;
+		k->samp[slot] = b;
+	}
+	b->ncells = (uint32_t)l->ncells;
+	b->nover = (uint32_t)l->nover;
+	if (l->nover > 0)
+		memcpy(b->over, l->over, l->nover * sizeof(double));
+	if (l->ncells > 0)
+		memcpy(b->over + l->nover, l->cells, l->ncells * sizeof(uint32_t));
+	if (k->nsamp < ACC_KEEP) {
+		if (++k->nsamp == ACC_KEEP) {
+			k->rng = 0x9e3779b97f4a7c15ULL;
+			k->w = exp(log(k_unit(k)) / ACC_KEEP);
+			k->next = k->launches + 1;
+			k_skip(k);
+		}
+	} else {
+		k->w *= exp(log(k_unit(k)) / ACC_KEEP);
+		k_skip(k);
+	}
+	return 0;
 }
 
 static void
@@ -695,6 +931,10 @@ launch_start(struct ex *x, struct kernel *k, long long id, struct kp_err *err)
 	x->l.open = 1;
 	x->l.k = k;
 	x->l.id = id;
+	/* launches counts the ones before this one */
+	x->l.keep = k->nsamp < ACC_KEEP || k->launches + 1 == k->next;
+	if (x->l.keep && k->nm > 0 && cells_fit(&x->l, k->nm - 1) < 0)
+		return nomem(err);
 	if (x->all_metrics && (x->l.all = json_object()) == NULL)
 		return nomem(err);
 	return 0;
@@ -709,7 +949,8 @@ launch_end(struct ex *x, struct kp_err *err)
 
 	if (!x->l.open)
 		return 0;
-	if (kernel_keys_fit(x, k) < 0 || kernel_add_id(k, x->l.id) < 0)
+	if (kernel_keys_fit(x, k) < 0 || kernel_add_id(k, x->l.id) < 0 ||
+	    (x->l.keep && launch_keep(&x->l, k) < 0))
 		return nomem(err);
 	k->launches++;
 	x->file_launches++;
@@ -945,6 +1186,9 @@ cols_free(struct ex *x)
 	free(x->cols);
 	x->cols = NULL;
 	x->ncols = 0;
+	free(x->keycols);
+	x->keycols = NULL;
+	x->nkeycols = 0;
 }
 
 static int
@@ -953,7 +1197,8 @@ raw_units(struct ex *x, struct kp_csv *c, char **hdr, size_t nh, size_t first,
 {
 	size_t i;
 
-	if ((x->cols = calloc(nh, sizeof(*x->cols))) == NULL)
+	if ((x->cols = calloc(nh, sizeof(*x->cols))) == NULL ||
+	    (x->keycols = calloc(nh, sizeof(*x->keycols))) == NULL)
 		return nomem(err);
 	x->ncols = nh;
 	for (i = 0; i < nh; i++) {
@@ -971,6 +1216,8 @@ raw_units(struct ex *x, struct kp_csv *c, char **hdr, size_t nh, size_t first,
 			return nomem(err);
 		if ((cl->key = raw_source(x, hdr[i], &cl->rank, &cl->sum)) == -1)
 			return nomem(err);
+		if (cl->key >= 0)
+			x->keycols[x->nkeycols++] = i;
 	}
 	return 0;
 }
@@ -1017,16 +1264,32 @@ raw_row(struct ex *x, struct kp_csv *c, const struct fixed *fx, char **hdr, size
 		return -1;
 	if (launch_start(x, k, id, err) < 0)
 		return -1;
+	if (!x->l.keep && x->l.all == NULL) {
+		/* not in the sample: only the summary keys are needed */
+		for (i = 0; i < x->nkeycols; i++) {
+			const struct kp_field *f = kp_csv_field(c, x->keycols[i]);
+			const struct col *cl = &x->cols[x->keycols[i]];
+			uint32_t cell;
+			double v;
+
+			if (cell_parse(&x->l, f->s, f->len, cl->scale, &cell, &v) > 0)
+				launch_put(x, cl->key, cl->rank, cl->sum, v);
+		}
+		return launch_end(x, err);
+	}
 	for (i = first; i < nf; i++) {
 		const struct kp_field *f = kp_csv_field(c, i);
 		const struct col *cl = &x->cols[i];
+		uint32_t cell;
 		double v;
+		int r;
 
-		if (kp_parse_number(f->s, f->len, &v) != KP_NUM_OK || !isfinite(v))
+		if ((r = cell_parse(&x->l, f->s, f->len, cl->scale, &cell, &v)) == 0)
 			continue;
-		v *= cl->scale;
-		if (acc_add(&k->m[k->colmap[i]].a, v) < 0)
+		if (r < 0)
 			return nomem(err);
+		if (x->l.keep)
+			x->l.cells[k->colmap[i]] = cell;
 		if (cl->key >= 0)
 			launch_put(x, cl->key, cl->rank, cl->sum, v);
 		if (x->l.all != NULL && launch_all_metric(x, hdr[i], v, cl->unit) < 0)
@@ -1096,6 +1359,7 @@ details_row(struct ex *x, struct kp_csv *c, struct details *d, struct kp_err *er
 	long long id;
 	double v;
 	long m;
+	uint32_t cell = CELL_ABSENT;
 	int key, rank = DISPLAY_RANK, sum = 0;
 
 	if (parse_id(c, (size_t)d->fx.id, &id, err) < 0)
@@ -1122,11 +1386,13 @@ details_row(struct ex *x, struct kp_csv *c, struct details *d, struct kp_err *er
 		kp_unit_parse(unit->s, &d->u);
 		snprintf(d->lastunit, sizeof(d->lastunit), "%s", unit->s);
 	}
-	v *= d->u.scale;
 	snprintf(d->key, sizeof(d->key), "%s/%s", sec->s, name->s);
 	if ((m = metric_get(k, d->key, d->u.known ? d->u.base : unit->s, d->u.known)) < 0 ||
-	    acc_add(&k->m[m].a, v) < 0)
+	    cell_parse(&x->l, val->s, val->len, d->u.scale, &cell, &v) < 0 ||
+	    (x->l.keep && cells_fit(&x->l, (size_t)m) < 0))
 		return nomem(err);
+	if (x->l.keep)
+		x->l.cells[m] = cell;
 	if (!d->u.known && kernel_unknown_unit(k, unit->s) < 0)
 		return nomem(err);
 	if (strcmp(sec->s, CLI_SECTION) == 0)
@@ -1288,6 +1554,53 @@ kp_kernel_function(const char *name)
 	return strndup(name, i);
 }
 
+/*
+ * The medians of a kernel's metrics over its kept launches, TILE metrics at
+ * a time: each block gives TILE adjacent cells, gathered into one column of
+ * values per metric.
+ */
+#define TILE 64
+static int
+metrics_json(struct kernel *k, json_t *met, json_t *units)
+{
+	double *col;
+	size_t cnt[TILE], m0, j, s;
+	int rc = -1;
+
+	if (k->nm == 0 || k->nsamp == 0)
+		return 0;
+	if ((col = malloc((size_t)TILE * k->nsamp * sizeof(*col))) == NULL)
+		return -1;
+	for (m0 = 0; m0 < k->nm; m0 += TILE) {
+		size_t nt = k->nm - m0 < TILE ? k->nm - m0 : TILE;
+
+		memset(cnt, 0, sizeof(cnt));
+		for (s = 0; s < k->nsamp; s++) {
+			const struct block *b = k->samp[s];
+			const uint32_t *cells = (const uint32_t *)(b->over + b->nover);
+			size_t end = b->ncells < m0 + nt ? b->ncells : m0 + nt;
+
+			for (j = m0; j < end; j++)
+				if (cells[j] != CELL_ABSENT)
+					col[(j - m0) * k->nsamp + cnt[j - m0]++] =
+					    cell_value(b, cells[j]);
+		}
+		for (j = 0; j < nt; j++) {
+			struct metric *m = &k->m[m0 + j];
+
+			if (cnt[j] == 0)
+				continue;
+			if (jset(met, m->name, jnum(median(col + j * k->nsamp, cnt[j]))) < 0 ||
+			    jset(units, m->name, json_string(m->unit)) < 0)
+				goto out;
+		}
+	}
+	rc = 0;
+out:
+	free(col);
+	return rc;
+}
+
 static json_t *
 kernel_json(struct ex *x, struct kernel *k)
 {
@@ -1330,16 +1643,9 @@ kernel_json(struct ex *x, struct kernel *k)
 		    "min", jnum(a->min), "max", jnum(a->max))) < 0)
 			goto fail;
 	}
-	for (i = 0; i < k->nm; i++) {
-		struct metric *m = &k->m[i];
-
-		if (m->a.seen == 0)
-			continue;
-		sampled |= m->a.seen > m->a.n;
-		if (jset(met, m->name, acc_median(&m->a)) < 0 ||
-		    jset(units, m->name, json_string(m->unit)) < 0)
-			goto fail;
-	}
+	sampled |= k->launches > k->nsamp;
+	if (metrics_json(k, met, units) < 0)
+		goto fail;
 	if (k->nunknown > 1)
 		qsort(k->unknown, k->nunknown, sizeof(*k->unknown), cmpstr);
 	for (i = 0; i < k->nunknown; i++)
@@ -1414,6 +1720,8 @@ ex_free(struct ex *x)
 	free(x->kslot);
 	free(x->l.val);
 	free(x->l.rank);
+	free(x->l.cells);
+	free(x->l.over);
 	json_decref(x->l.all);
 	json_decref(x->inputs);
 	cols_free(x);

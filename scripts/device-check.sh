@@ -46,6 +46,9 @@ row() {
 	printf '%-12s %-4s rc=%-3s want=%-3s %6ss  status=%-18s passes=%-2s followup=%-15s stages=%s\n' \
 	    "$name" "$ok" "$rc" "$want" "$t" "$st" "$passes" "$fu" "$stages" >>"$table"
 	printf '  %s\n' "$cmd" >>"$table"
+	if [ -n "$pd" ] && [ -f "$pd/run_manifest.yaml" ]; then
+		printf '  kp cpu share: %s%%\n' "$(sed -n 's/^ *kp_cpu_share_pct: //p' "$pd/run_manifest.yaml")" >>"$table"
+	fi
 	[ -n "$pd" ] && [ -d "$pd" ] && cp -r "$pd" "$out/profiles/$name" 2>/dev/null
 	return 0
 }
@@ -110,6 +113,28 @@ printf '%-12s %-4s rc=%-3s want=0   %6ss  passes=1  kernels=%s chosen=%s\n' \
     torch-disc "$ok" "$rc" "$t" "${n:-0}" "${chosen:--}" >>"$table"
 printf '  kp-discover --max-launches 200 profile/torch_disc/profile-target.yaml\n' >>"$table"
 [ -d profile/torch_disc ] && cp -r profile/torch_disc "$out/profiles/torch-disc"
+
+# The offline programs on the live cuda-all profile: hotspots, rules, report.
+pd=$PWD/profile/cuda_all
+for p in kp-hotspots kp-decide kp-report; do
+	printf '{"profile_dir":"%s"}\n' "$pd" | "$p" >"$out/logs/post.$p.jsonl" 2>"$out/logs/post.$p.err"
+	printf '%-12s rc=%s  %s\n' "post" "$?" "$p on profile/cuda_all" >>"$table"
+done
+top1=$(sed -n 2p "$pd/details/source_hotspots.csv" 2>/dev/null | cut -c1-150)
+printf '  top hotspot: %s\n' "${top1:--}" >>"$table"
+prim=$(sed -n 's/.*"primary": *"\([^"]*\)".*/\1/p' "$pd/details/bottleneck_decision.json" 2>/dev/null | head -1)
+printf '  primary class: %s\n' "${prim:--}" >>"$table"
+[ -d "$pd" ] && cp -r "$pd" "$out/profiles/cuda-all"
+
+# The quick start's command, live: kp-profile --demo builds and profiles examples/cuda.
+t0=$(now)
+kp-profile --demo --clock-control none --output-root "$work/demo" >"$out/logs/demo.jsonl" 2>"$out/logs/demo.err"
+rc=$?
+t=$(secs "$t0" "$(now)")
+cat "$out/logs/demo.err" >&2
+printf '%-12s rc=%-3s %6ss  %s\n' demo "$rc" "$t" "$(cat "$out/logs/demo.jsonl")" >>"$table"
+dd=$(ls -d "$work"/demo/hgemm_byzj_v0_* 2>/dev/null | head -1)
+[ -n "$dd" ] && cp -r "$dd" "$out/profiles/demo"
 
 echo
 echo "kp device check ($(sed -n 's/^Version //p' "$out/logs/versions.txt" | head -1); $(tail -1 "$out/logs/versions.txt"))"

@@ -5,7 +5,8 @@
 #   status   the expected exit status (0 when absent)
 #   stdout   the expected standard output, exactly (not compared when absent)
 #   stderr   the expected standard error, exactly (not compared when absent)
-#   check    optional: a shell snippet run afterwards in the same folder; it must
+#   check    optional: a shell snippet run afterwards in the same folder under
+#            sh -e (every command must succeed); it must
 #            exit 0 (for output files, their contents, what must not exist)
 # Usage: tests/run-cli.sh [NAME...]
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -35,7 +36,7 @@ $(diff "$d/stdout" "$tmp/.stdout" | head -20)"
 $(diff "$d/stderr" "$tmp/.stderr" | head -20)"
 	fi
 	if [ -z "$why" ] && [ -f "$d/check" ]; then
-		out=$(cd "$tmp" && sh "$d/check" 2>&1) || why="check failed: $out"
+		out=$(cd "$tmp" && sh -e "$d/check" 2>&1) || why="check failed: $out"
 	fi
 	if [ -z "$why" ]; then
 		pass=$((pass + 1))

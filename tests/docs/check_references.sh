@@ -3,7 +3,7 @@
 #
 # Run from the repository root:   sh tests/docs/check_references.sh
 #
-# (a) Every metric-like token (regex [a-z0-9]+__[a-zA-Z0-9_.]+) in references/**/*.md
+# (a) Every metric-like token (regex [a-z0-9]+__[a-zA-Z0-9_.]+) in references/**/*.md and *.yaml (the rules too)
 #     must be a known metric: the token itself or its base name (the part before the
 #     first '.') must be listed in tests/fixtures/device/metric_names.txt.
 #     Names that ncu lists with a PM-sampling group prefix (TPC.TriageCompute.<name>)
@@ -39,7 +39,7 @@ if [ "$fail" -gt 0 ]; then
 fi
 
 # ---------------------------------------------------------------- (a) metric names
-find references -type f -name '*.md' | sort > "$tmp.files"
+find references -type f \( -name '*.md' -o -name '*.yaml' \) | sort > "$tmp.files"
 if [ ! -s "$tmp.files" ]; then
     bad "no markdown files under references/"
 else

@@ -137,6 +137,47 @@ START_TEST(test_csv_missing_file)
 }
 END_TEST
 
+/* Records cross the 1 MiB read buffer's end, and one record is longer than it. */
+START_TEST(test_csv_records_across_buffer_ends)
+{
+	struct kp_err err;
+	size_t big = 3 * 1024 * 1024 + 17, len, i, bad = 0, nrec = 80000;
+	char *s, *p, want[32];
+	struct kp_csv *c;
+	FILE *fp;
+
+	len = nrec * 24 + big + 64;
+	ck_assert_ptr_nonnull(s = malloc(len));
+	p = s;
+	for (i = 0; i < nrec; i++)	/* 1.5 MB: some record straddles 1 MiB */
+		p += sprintf(p, "\"%zu\",\"a\"\"b\",x\n", i);
+	*p++ = '"';
+	memset(p, 'y', big);
+	p += big;
+	p += sprintf(p, "\"\r\n");
+	ck_assert_ptr_nonnull(fp = fmemopen(s, (size_t)(p - s), "r"));
+	ck_assert_ptr_nonnull(c = kp_csv_open(fp, "mem.csv"));
+	for (i = 0; i < nrec && bad == 0; i++) {
+		snprintf(want, sizeof(want), "%zu", i);
+		if (kp_csv_next(c, &err) != 1 || kp_csv_nfields(c) != 3 ||
+		    kp_csv_field(c, 0)->len != strlen(want) ||
+		    strcmp(kp_csv_field(c, 0)->s, want) != 0 ||
+		    strcmp(kp_csv_field(c, 1)->s, "a\"b") != 0 ||
+		    strcmp(kp_csv_field(c, 2)->s, "x") != 0 || kp_csv_line(c) != i + 1)
+			bad = i + 1;
+	}
+	ck_assert_msg(bad == 0, "record %zu is wrong", bad);
+	ck_assert_int_eq(kp_csv_next(c, &err), 1);
+	ck_assert_uint_eq(kp_csv_nfields(c), 1);
+	ck_assert_uint_eq(kp_csv_field(c, 0)->len, big);	/* the CR is not in it */
+	ck_assert_int_eq(kp_csv_field(c, 0)->s[big], '\0');
+	ck_assert_int_eq(kp_csv_next(c, &err), 0);
+	kp_csv_close(c);
+	fclose(fp);
+	free(s);
+}
+END_TEST
+
 static Suite *
 csv_suite(void)
 {
@@ -151,6 +192,7 @@ csv_suite(void)
 	tcase_add_test(tc, test_csv_real_raw_page);
 	tcase_add_test(tc, test_csv_long_record_across_chunks);
 	tcase_add_test(tc, test_csv_missing_file);
+	tcase_add_test(tc, test_csv_records_across_buffer_ends);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -711,6 +711,93 @@ START_TEST(test_metrics_many_launches_sampled)
 }
 END_TEST
 
+/* Each number form ncu prints, and some it might, in the cells of sampled launches. */
+START_TEST(test_metrics_cells_keep_every_number_form)
+{
+	static const struct {
+		const char *name, *unit, *v[3];
+		double median;
+	} col[] = {
+		{ "m_small", "", { "1.25", "-3.5", "2" }, 1.25 },
+		{ "m_big", "byte", { "123,456,789", "98,765,432", "1,000,000,007" }, 123456789 },
+		{ "m_wide", "", { "12,345,678,901,234,567,890", "1", "2" }, 2 },
+		{ "m_frac", "", { "0.000123", "0.5", "1." }, 0.5 },
+		{ "m_exp", "", { "1.5e3", "2e3", "-1" }, 1500 },
+		{ "m_absent", "", { "n/a", "7", "-" }, 7 },
+		{ "m_scaled", "usecond", { "1.5", "2.5", "3.5" }, 2500 },
+		{ "m_neg", "", { "-1,234,567,890.5", "-0.25", "-7" }, -7 },
+	};
+	struct kp_err err;
+	char path[] = "/tmp/check_metrics.XXXXXX";
+	int fd = mkstemp(path);
+	FILE *fp = fdopen(fd, "w");
+	const char *paths[1] = { path };
+	json_t *s, *k;
+	size_t i, j;
+	double v;
+
+	fputs("\"ID\",\"Process ID\",\"Kernel Name\",\"CC\"", fp);
+	for (i = 0; i < sizeof(col) / sizeof(col[0]); i++)
+		fprintf(fp, ",\"%s\"", col[i].name);
+	fputs("\n\"\",\"\",\"\",\"\"", fp);
+	for (i = 0; i < sizeof(col) / sizeof(col[0]); i++)
+		fprintf(fp, ",\"%s\"", col[i].unit);
+	for (j = 0; j < 3; j++) {
+		fprintf(fp, "\n\"%zu\",\"1\",\"k\",\"9.0\"", j);
+		for (i = 0; i < sizeof(col) / sizeof(col[0]); i++)
+			fprintf(fp, ",\"%s\"", col[i].v[j]);
+	}
+	fputs("\n", fp);
+	fclose(fp);
+	s = kp_extract_files(paths, 1, 0, NULL, &err);
+	unlink(path);
+	ck_assert_msg(s != NULL, "%s", err.msg);
+	k = kp_summary_primary(s);
+	for (i = 0; i < sizeof(col) / sizeof(col[0]); i++) {
+		ck_assert_msg(kp_summary_value(k, col[i].name, &v) == 0, "%s", col[i].name);
+		ck_assert_msg(v == col[i].median, "%s: %.17g, expected %.17g", col[i].name, v,
+		    col[i].median);
+	}
+	json_decref(s);
+}
+END_TEST
+
+/* Past 1024 launches the sample is of whole launches: two columns equal in
+ * every launch have equal medians, and every launch's keys are still seen. */
+START_TEST(test_metrics_sample_is_whole_launches)
+{
+	struct kp_err err;
+	char path[] = "/tmp/check_metrics.XXXXXX";
+	int fd = mkstemp(path), i;
+	FILE *fp = fdopen(fd, "w");
+	const char *paths[1] = { path };
+	json_t *s, *k, *sp;
+	double a, b, d;
+
+	fputs("\"ID\",\"Process ID\",\"Kernel Name\",\"CC\",\"gpu__time_duration.sum\","
+	    "\"a\",\"b\"\n\"\",\"\",\"\",\"\",\"ns\",\"\",\"\"\n", fp);
+	for (i = 0; i < 5000; i++)
+		fprintf(fp, "\"%d\",\"1\",\"k\",\"9.0\",\"%d\",\"%d\",\"%d\"\n", i, i, (i * 7919) % 5000,
+		    (i * 7919) % 5000);
+	fclose(fp);
+	s = kp_extract_files(paths, 1, 0, NULL, &err);
+	unlink(path);
+	ck_assert_ptr_nonnull(s);
+	k = kp_summary_primary(s);
+	ck_assert_str_eq(json_string_value(json_object_get(k, "median")), "sampled");
+	ck_assert_int_eq(kp_summary_value(k, "a", &a), 0);
+	ck_assert_int_eq(kp_summary_value(k, "b", &b), 0);
+	ck_assert_double_eq(a, b);
+	ck_assert_double_le(fabs(a - 2500), 250);
+	ck_assert_int_eq(kp_summary_value(k, "duration_ns", &d), 0);
+	ck_assert_double_le(fabs(d - 2500), 250);
+	sp = json_object_get(json_object_get(k, "spread"), "duration_ns");
+	ck_assert_double_eq(json_number_value(json_object_get(sp, "min")), 0);
+	ck_assert_double_eq(json_number_value(json_object_get(sp, "max")), 4999);
+	json_decref(s);
+}
+END_TEST
+
 static Suite *
 metrics_suite(void)
 {
@@ -728,6 +815,8 @@ metrics_suite(void)
 	tcase_add_test(tc, test_metrics_bad_inputs_are_data_errors);
 	tcase_add_test(tc, test_metrics_units_and_unknown_units);
 	tcase_add_test(tc, test_metrics_many_launches_sampled);
+	tcase_add_test(tc, test_metrics_cells_keep_every_number_form);
+	tcase_add_test(tc, test_metrics_sample_is_whole_launches);
 	suite_add_tcase(s, tc);
 	return s;
 }
