@@ -9,8 +9,12 @@
  * fixed-size read buffer; memory is bounded by the longest record.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "kp.h"
 
@@ -18,12 +22,13 @@
 #define KP_CSV_CHUNK (1024 * 1024)	/* tests use a tiny one */
 #endif
 #define CHUNK KP_CSV_CHUNK
+#define PAD 64			/* zeroed bytes past the sentinel: whole-block loads */
 
 struct kp_csv {
 	FILE *fp;
 	int own;
 	char *name;
-	char *buf;		/* cap bytes and one for a sentinel quote */
+	char *buf;		/* cap bytes, one for a sentinel quote, PAD */
 	size_t cap;
 	size_t rs;		/* where the current record begins */
 	size_t pos, end;	/* unread bytes: buf[pos..end) */
@@ -47,7 +52,7 @@ kp_csv_open(FILE *fp, const char *name)
 	c->fp = fp;
 	c->name = strdup(name ? name : "<stdin>");
 	c->cap = CHUNK;
-	c->buf = malloc(c->cap + 1);
+	c->buf = calloc(1, c->cap + 1 + PAD);
 	c->fcap = 64;
 	c->offs = malloc(c->fcap * sizeof(*c->offs));
 	c->fields = malloc(c->fcap * sizeof(*c->fields));
@@ -119,10 +124,12 @@ more(struct kp_csv *c)
 	if (c->end == c->cap) {
 		char *nb;
 
-		if (c->cap > (size_t)1 << 40 || (nb = realloc(c->buf, 2 * c->cap + 1)) == NULL) {
+		if (c->cap > (size_t)1 << 40 ||
+		    (nb = realloc(c->buf, 2 * c->cap + 1 + PAD)) == NULL) {
 			errno = ENOMEM;
 			return -1;
 		}
+		memset(nb + c->cap, 0, c->cap + 1 + PAD);
 		c->buf = nb;
 		c->cap *= 2;
 	}
@@ -209,25 +216,113 @@ truncated(struct kp_csv *c, struct kp_err *err, const char *what)
 }
 
 static int
+fields_grow(struct kp_csv *c)
+{
+	size_t cap = c->fcap * 2;
+	size_t *no = realloc(c->offs, cap * sizeof(*no));
+	struct kp_field *nfl;
+
+	if (no == NULL)
+		return -1;
+	c->offs = no;
+	if ((nfl = realloc(c->fields, cap * sizeof(*nfl))) == NULL)
+		return -1;
+	c->fields = nfl;
+	c->fcap = cap;
+	return 0;
+}
+
+static int
 field_add(struct kp_csv *c, size_t start, size_t len)
 {
-	if (c->nf == c->fcap) {
-		size_t cap = c->fcap * 2;
-		size_t *no = realloc(c->offs, cap * sizeof(*no));
-		struct kp_field *nfl;
-
-		if (no == NULL)
-			return -1;
-		c->offs = no;
-		if ((nfl = realloc(c->fields, cap * sizeof(*nfl))) == NULL)
-			return -1;
-		c->fields = nfl;
-		c->fcap = cap;
-	}
+	if (c->nf == c->fcap && fields_grow(c) < 0)
+		return -1;
 	c->offs[c->nf] = start;
 	c->fields[c->nf++].len = len;
 	return 0;
 }
+
+#ifdef __SSE2__
+/* Bit i set when s[i] is a double quote, for i < 64. */
+static inline uint64_t
+quotes64(const char *s)
+{
+	const __m128i q = _mm_set1_epi8('"');
+	uint64_t m0, m1, m2, m3;
+
+	m0 = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const void *)s), q));
+	m1 = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const void *)(s + 16)),
+	    q));
+	m2 = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const void *)(s + 32)),
+	    q));
+	m3 = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const void *)(s + 48)),
+	    q));
+	return m0 | m1 << 16 | m2 << 32 | m3 << 48;
+}
+
+/*
+ * The record b[0..len), b[len] its newline, in the form ncu prints: every
+ * field quoted, "," between fields, no "" inside one, " or "\r before the
+ * newline.  The quotes are found 64 bytes at a time; a field's bytes stay
+ * where they are and its closing quote becomes its NUL.  1 when the record
+ * had that form (fields set), 0 when it did not (buffer as it was), -1 out
+ * of memory.  b[len + 1 .. len + 64] may be read: the buffer has PAD bytes.
+ */
+static int
+fast_record(struct kp_csv *c, char *b, size_t len)
+{
+	struct kp_field *f = c->fields;
+	size_t base, q, open = 0, nf = 0, i;
+	uint64_t m;
+	int inq = 0, rc = 0;
+
+	for (base = 0; base < len; base += 64) {
+		m = quotes64(b + base);
+		if (len - base < 64)
+			m &= ((uint64_t)1 << (len - base)) - 1;
+		for (; m != 0; m &= m - 1) {
+			q = base + (size_t)__builtin_ctzll(m);
+			if (!inq) {
+				open = q;
+				inq = 1;
+				continue;
+			}
+			if (nf == c->fcap) {
+				if (fields_grow(c) < 0) {
+					rc = -1;
+					goto undo;
+				}
+				f = c->fields;
+			}
+			f[nf].s = b + open + 1;
+			f[nf++].len = q - open - 1;
+			inq = 0;
+			if (b[q + 1] == ',') {
+				if (b[q + 2] != '"')
+					goto undo;
+				b[q] = '\0';
+				continue;
+			}
+			if (q + 1 == len || (q + 2 == len && b[q + 1] == '\r')) {
+				b[q] = '\0';
+				c->nf = nf;
+				/* a CR before the newline belongs to the line ending */
+				if (q + 1 == len && f[nf - 1].len > 0 && b[q - 1] == '\r') {
+					b[q - 1] = '\0';
+					f[nf - 1].len--;
+				}
+				return 1;
+			}
+			goto undo;
+		}
+	}
+	rc = 0;
+undo:		/* a closing quote is where each NUL was written */
+	for (i = 0; i < nf; i++)
+		b[f[i].s - b + f[i].len] = '"';
+	return rc;
+}
+#endif
 
 /*
  * One record, parsed in place: a field's bytes stay in the read buffer,
@@ -258,6 +353,33 @@ kp_csv_next(struct kp_csv *c, struct kp_err *err)
 	}
 	c->rs = c->pos;
 	c->recline = c->line + 1;
+#ifdef __SSE2__
+	{
+		/* the whole line in the buffer, then the fast form if it is one */
+		size_t rel = 0;
+		char *e;
+
+		while ((e = memchr(c->buf + c->pos + rel, '\n', c->end - c->pos - rel)) == NULL) {
+			rel = c->end - c->pos;
+			c->rs = c->pos;
+			if ((r = more(c)) < 0)
+				goto rerr;
+			if (r == 0)
+				break;
+		}
+		c->rs = c->pos;
+		if (e != NULL) {
+			if ((r = fast_record(c, c->buf + c->pos, (size_t)(e - c->buf) - c->pos)) < 0)
+				return kp_errf(err, KP_EXIT_ENV, "%s:%lu: out of memory", c->name,
+				    c->recline);
+			if (r == 1) {
+				c->pos = (size_t)(e - c->buf) + 1;
+				c->line++;
+				return 1;
+			}
+		}
+	}
+#endif
 	c->nf = 0;
 	b = c->buf + c->rs;
 	n = c->end - c->rs;

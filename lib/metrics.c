@@ -287,6 +287,8 @@ struct kernel {
 	size_t nunknown;
 	int *colmap;		/* raw page: column -> metric index, for file colfile */
 	size_t colfile;
+	char *jname;		/* the name as a JSON string, for metrics_extracted.jsonl */
+	int jstate;		/* 0 not yet, 1 jname set, -1 jansson refuses the name */
 };
 
 struct col {			/* a metric column of a raw page */
@@ -330,6 +332,18 @@ struct ex {
 	size_t nkeycols;
 	struct launch l;
 	size_t file_launches;
+	/* metrics_extracted.jsonl written here without jansson (jsonl_launch) */
+	FILE *jfp;
+	const char *jfpath;
+	char *jpd;		/* profile_dir as a JSON string, or NULL */
+	char *jpath;		/* the file being read as a JSON string */
+	int jpath_state;	/* as kernel.jstate */
+	char **jkey;		/* key id -> JSON string of its name under summary[.stalls] */
+	size_t *korder;		/* key ids in jansson's sorted order */
+	size_t nkorder;		/* keys that jkey and korder cover */
+	int jkeys_bad;		/* a key that jansson would refuse: use jansson */
+	char *out;		/* one record */
+	size_t outcap;
 };
 
 static uint64_t
@@ -452,6 +466,7 @@ kernel_free(struct kernel *k)
 	free(k->colmap);
 	free(k->device);
 	free(k->cc);
+	free(k->jname);
 	free(k->name);
 	free(k);
 }
@@ -940,6 +955,265 @@ launch_start(struct ex *x, struct kernel *k, long long id, struct kp_err *err)
 	return 0;
 }
 
+/*
+ * ---- metrics_extracted.jsonl without jansson ----
+ *
+ * A launch record is always the same few keys, so it is formatted here into
+ * one buffer and written with one fwrite, byte for byte as
+ * json_dumpf(JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(15)) writes
+ * it: strings are escaped once, by jansson itself, and kept; summary keys
+ * are kept in jansson's sorted order; numbers follow jnum() and jansson's
+ * real format.  Anything jansson would refuse (a name that is not UTF-8)
+ * leaves the record to the jansson path, which reports it as before.
+ */
+
+/* s as jansson writes it as a JSON string, malloc'd; NULL if it refuses. */
+static char *
+jesc(const char *s)
+{
+	json_t *j = json_string(s);
+	char *d;
+
+	if (j == NULL)
+		return NULL;
+	d = json_dumps(j, JSON_ENCODE_ANY | JSON_COMPACT);
+	json_decref(j);
+	return d;
+}
+
+/* jansson's key order (strcmp), "stalls.x" sorting as "stalls", then "x" */
+static int
+keycmp(const char *a, const char *b)
+{
+	int sa = strncmp(a, "stalls.", 7) == 0, sb = strncmp(b, "stalls.", 7) == 0, r;
+
+	r = strcmp(sa ? "stalls" : a, sb ? "stalls" : b);
+	return r != 0 || !sa || !sb ? r : strcmp(a + 7, b + 7);
+}
+
+/* Escape and sort the keys added since the last call; -1 out of memory. */
+static int
+jkeys_update(struct ex *x)
+{
+	size_t j, id;
+	char **nk;
+	size_t *no;
+
+	if ((nk = realloc(x->jkey, x->nkeys * sizeof(*nk))) == NULL)
+		return -1;
+	x->jkey = nk;
+	if ((no = realloc(x->korder, x->nkeys * sizeof(*no))) == NULL)
+		return -1;
+	x->korder = no;
+	for (; x->nkorder < x->nkeys; x->nkorder++) {
+		const char *name = x->keyname[x->nkorder];
+
+		if (strcmp(name, "stalls") == 0)
+			x->jkeys_bad = 1;
+		if ((x->jkey[x->nkorder] = jesc(strncmp(name, "stalls.", 7) == 0 ?
+		    name + 7 : name)) == NULL)
+			x->jkeys_bad = 1;
+		/* insertion into the sorted ids: a few dozen keys */
+		id = x->nkorder;
+		for (j = id; j > 0 && keycmp(x->keyname[x->korder[j - 1]], name) > 0; j--)
+			x->korder[j] = x->korder[j - 1];
+		x->korder[j] = id;
+	}
+	return 0;
+}
+
+/* 1 when jsonl_launch can write the launch record, 0 to use jansson */
+static int
+jsonl_ready(struct ex *x, struct kernel *k)
+{
+	if (k->jstate == 0)
+		k->jstate = (k->jname = jesc(k->name)) != NULL ? 1 : -1;
+	if (x->jpath_state == 0)
+		x->jpath_state = (x->jpath = jesc(x->path)) != NULL ? 1 : -1;
+	if (x->nkorder != x->nkeys && jkeys_update(x) < 0)
+		x->jkeys_bad = 1;
+	return k->jstate == 1 && x->jpath_state == 1 && !x->jkeys_bad;
+}
+
+static char *
+put_str(char *p, const char *s)
+{
+	size_t n = strlen(s);
+
+	memcpy(p, s, n);
+	return p + n;
+}
+
+static char *
+put_ll(char *p, long long v)
+{
+	char t[24], *e = t + sizeof(t);
+	unsigned long long u = v < 0 ? 0 - (unsigned long long)v : (unsigned long long)v;
+	size_t n;
+
+	do
+		*--e = (char)('0' + u % 10);
+	while ((u /= 10) != 0);
+	if (v < 0)
+		*p++ = '-';
+	n = (size_t)(t + sizeof(t) - e);
+	memcpy(p, e, n);
+	return p + n;
+}
+
+/* jansson's real: "%.15g", ".0" if it looks like an integer, no '+' or
+ * leading zeros in the exponent (jsonp_dtostr) */
+static char *
+put_real_printf(char *p, double v)
+{
+	char buf[100], *start, *end;
+	size_t len;
+
+	len = (size_t)snprintf(buf, sizeof(buf), "%.15g", v);
+	if (strchr(buf, '.') == NULL && strchr(buf, 'e') == NULL) {
+		buf[len++] = '.';
+		buf[len++] = '0';
+		buf[len] = '\0';
+	}
+	if ((start = strchr(buf, 'e')) != NULL) {
+		start++;
+		end = start + 1;
+		if (*start == '-')
+			start++;
+		while (*end == '0')
+			end++;
+		if (end != start) {
+			memmove(start, end, len - (size_t)(end - buf));
+			len -= (size_t)(end - start);
+		}
+	}
+	memcpy(p, buf, len);
+	return p + len;
+}
+
+/*
+ * A finite non-integral double as jansson writes it with precision 15.  The
+ * fast case: |v| is the double nearest to r / 10^k, r < 10^15; "%.15g" then
+ * prints exactly that decimal (15 digits survive decimal -> double ->
+ * decimal), and the first such k has no trailing zero.  Below 10^-4 "%g"
+ * switches to an exponent: printf does those.
+ */
+static char *
+put_real(char *p, double v)
+{
+	double a = fabs(v), r;
+	char d[24];
+	int k, nd, x;
+
+	for (k = 1; k <= 15; k++) {
+		r = rint(a * p10[k]);
+		if (r >= 1e15)
+			break;
+		if (r / p10[k] != a)
+			continue;
+		nd = (int)(put_ll(d, (long long)r) - d);
+		x = nd - 1 - k;	/* the decimal exponent */
+		if (x < -4)
+			break;
+		if (v < 0)
+			*p++ = '-';
+		if (x >= 0) {
+			memcpy(p, d, (size_t)x + 1);
+			p += x + 1;
+			*p++ = '.';
+			memcpy(p, d + x + 1, (size_t)k);
+			return p + k;
+		}
+		*p++ = '0';
+		*p++ = '.';
+		for (; x < -1; x++)
+			*p++ = '0';
+		memcpy(p, d, (size_t)nd);
+		return p + nd;
+	}
+	return put_real_printf(p, v);
+}
+
+/* as jnum() then json_dumpf */
+static char *
+put_num(char *p, double v)
+{
+	if (isfinite(v) && v == rint(v) && fabs(v) < 9e15)
+		return put_ll(p, (long long)v);
+	if (!isfinite(v))
+		return put_str(p, "null");
+	return put_real(p, v);
+}
+
+/* The launch's record, as emit_file() would write it; -1 with err. */
+static int
+jsonl_launch(struct ex *x, struct kernel *k, struct kp_err *err)
+{
+	size_t i, need, n;
+	char *p;
+	int stalls = 0, first = 1, sfirst = 1;
+
+	need = 160 + strlen(x->jpath) + strlen(k->jname) + (x->jpd ? strlen(x->jpd) : 0);
+	for (i = 0; i < x->nkeys; i++)
+		need += strlen(x->jkey[i]) + 40;
+	if (need > x->outcap) {
+		char *no = realloc(x->out, need);
+
+		if (no == NULL)
+			return nomem(err);
+		x->out = no;
+		x->outcap = need;
+	}
+	p = put_str(x->out, "{\"file\":");
+	p = put_str(p, x->jpath);
+	p = put_str(p, ",\"id\":");
+	p = put_ll(p, x->l.id);
+	p = put_str(p, ",\"kernel\":");
+	p = put_str(p, k->jname);
+	p = put_str(p, ",\"kind\":\"launch\",");
+	if (x->jpd != NULL) {
+		p = put_str(p, "\"profile_dir\":");
+		p = put_str(p, x->jpd);
+		*p++ = ',';
+	}
+	p = put_str(p, "\"summary\":{");
+	for (i = 0; i < x->nkeys; i++) {
+		size_t id = x->korder[i];
+		int st;
+
+		if (x->l.rank[id] < 0)
+			continue;
+		st = strncmp(x->keyname[id], "stalls.", 7) == 0;
+		if (stalls && !st) {
+			*p++ = '}';
+			stalls = 0;
+		}
+		if (st && !stalls) {
+			if (!first)
+				*p++ = ',';
+			first = 0;
+			p = put_str(p, "\"stalls\":{");
+			stalls = sfirst = 1;
+		}
+		if (st ? !sfirst : !first)
+			*p++ = ',';
+		if (st)
+			sfirst = 0;
+		else
+			first = 0;
+		p = put_str(p, x->jkey[id]);
+		*p++ = ':';
+		p = put_num(p, x->l.val[id]);
+	}
+	if (stalls)
+		*p++ = '}';
+	p = put_str(p, "}}\n");
+	n = (size_t)(p - x->out);
+	if (fwrite(x->out, 1, n, x->jfp) != n)
+		return kp_errf(err, KP_EXIT_ENV, "%s: %s", x->jfpath, strerror(errno ? errno : EIO));
+	return 0;
+}
+
 static int
 launch_end(struct ex *x, struct kp_err *err)
 {
@@ -954,6 +1228,21 @@ launch_end(struct ex *x, struct kp_err *err)
 		return nomem(err);
 	k->launches++;
 	x->file_launches++;
+	if (x->jfp != NULL && x->l.all == NULL && jsonl_ready(x, k)) {
+		int r;
+
+		for (i = 0; i < x->nkeys; i++) {
+			if (x->l.rank[i] < 0)
+				continue;
+			if (acc_add(&k->keys[i], x->l.val[i]) < 0)
+				return nomem(err);
+			if (i == K_DURATION)
+				k->total_dur += x->l.val[i];
+		}
+		r = jsonl_launch(x, k, err);
+		launch_reset(x);
+		return r;
+	}
 	if ((sum = json_object()) == NULL)
 		return nomem(err);
 	for (i = 0; i < x->nkeys; i++) {
@@ -1470,6 +1759,9 @@ read_file(struct ex *x, const char *path, struct kp_err *err)
 		r = nomem(err);
 	launch_reset(x);
 	x->path = NULL;
+	free(x->jpath);
+	x->jpath = NULL;
+	x->jpath_state = 0;
 	kp_csv_close(c);
 	return r;
 }
@@ -1716,6 +2008,13 @@ ex_free(struct ex *x)
 	for (i = 0; i < x->nkeys; i++)
 		free(x->keyname[i]);
 	free(x->keyname);
+	for (i = 0; i < x->nkorder; i++)
+		free(x->jkey[i]);
+	free(x->jkey);
+	free(x->korder);
+	free(x->out);
+	free(x->jpath);
+	free(x->jpd);
 	free(x->k);
 	free(x->kslot);
 	free(x->l.val);
@@ -1726,6 +2025,14 @@ ex_free(struct ex *x)
 	json_decref(x->inputs);
 	cols_free(x);
 }
+
+struct jsonl_out {
+	FILE *fp;
+	const char *profile_dir;
+	const char *path;
+};
+
+static int emit_file(json_t *, void *, struct kp_err *);
 
 static json_t *
 extract(const char *const *paths, size_t npaths, int all_metrics,
@@ -1739,6 +2046,14 @@ extract(const char *const *paths, size_t npaths, int all_metrics,
 	x.all_metrics = all_metrics;
 	x.emit = emit;
 	x.arg = arg;
+	if (emit == emit_file) {	/* launch records written by jsonl_launch */
+		const struct jsonl_out *o = arg;
+
+		x.jfp = o->fp;
+		x.jfpath = o->path;
+		if (o->profile_dir != NULL && (x.jpd = jesc(o->profile_dir)) == NULL)
+			x.jfp = NULL;
+	}
 	if ((x.inputs = json_array()) == NULL) {
 		nomem(err);
 		goto out;
@@ -1789,12 +2104,6 @@ kp_extract_files(const char *const *paths, size_t npaths, int all_metrics,
 		*launches_out = arr;
 	return s;
 }
-
-struct jsonl_out {
-	FILE *fp;
-	const char *profile_dir;
-	const char *path;
-};
 
 static int
 emit_file(json_t *rec, void *arg, struct kp_err *err)

@@ -178,6 +178,181 @@ START_TEST(test_csv_records_across_buffer_ends)
 }
 END_TEST
 
+/* One record, its fields as expected; the record after it is "end". */
+static void
+one_record(const char *in, size_t nf, const char *const *want)
+{
+	struct kp_err err;
+	struct kp_csv *c;
+	char *s;
+	size_t i;
+
+	ck_assert_ptr_nonnull(s = malloc(strlen(in) + 32));
+	sprintf(s, "==PROF== x\n%s\"end\"\n", in);
+	c = from_string(s);
+	ck_assert_int_eq(kp_csv_next(c, &err), 1);
+	ck_assert_uint_eq(kp_csv_line(c), 2);
+	ck_assert_uint_eq(kp_csv_nfields(c), nf);
+	for (i = 0; i < nf; i++) {
+		size_t n = strlen(want[i]);
+
+		ck_assert_uint_eq(kp_csv_field(c, i)->len, n);
+		ck_assert_mem_eq(kp_csv_field(c, i)->s, want[i], n);
+		ck_assert_int_eq(kp_csv_field(c, i)->s[n], '\0');
+	}
+	ck_assert_int_eq(kp_csv_next(c, &err), 1);
+	ck_assert_str_eq(kp_csv_field(c, 0)->s, "end");
+	ck_assert_int_eq(kp_csv_next(c, &err), 0);
+	kp_csv_close(c);
+	free(s);
+}
+
+/* The forms the all-quoted fast path takes and those it hands to the slow one. */
+START_TEST(test_csv_fast_and_slow_forms)
+{
+	static const char *const ab[] = { "a", "b" }, *const q[] = { "a\"b", "c" },
+	    *const te[] = { "a", "b", "" }, *const bcr[] = { "a", "b\r" },
+	    *const e3[] = { "a", "", "b" }, *const st[] = { "ax", "b" },
+	    *const e1[] = { "" }, *const comma[] = { "f(int, float)", "," };
+
+	one_record("\"a\",\"b\"\n", 2, ab);
+	one_record("\"a\",\"b\"\r\n", 2, ab);
+	one_record("\"a\",\"b\r\"\n", 2, ab);	/* a CR before the newline */
+	one_record("\"a\",\"b\r\"\r\n", 2, bcr);
+	one_record("\"a\"\"b\",\"c\"\n", 2, q);
+	one_record("\"a\",\"b\",\n", 3, te);	/* empty unquoted last field */
+	one_record("\"a\",,\"b\"\n", 3, e3);
+	one_record("\"a\",\"\",\"b\"\n", 3, e3);
+	one_record("\"a\"x,\"b\"\n", 2, st);	/* text after a closing quote */
+	one_record("\"\"\n", 1, e1);
+	one_record("\"f(int, float)\",\",\"\n", 2, comma);
+}
+END_TEST
+
+START_TEST(test_csv_fast_record_then_newline_in_quotes)
+{
+	struct kp_err err;
+	struct kp_csv *c = from_string("\"a\",\"b\nc\",\"d\"\n\"e\"\n");
+
+	ck_assert_int_eq(kp_csv_next(c, &err), 1);
+	ck_assert_uint_eq(kp_csv_nfields(c), 3);
+	ck_assert_str_eq(kp_csv_field(c, 1)->s, "b\nc");
+	ck_assert_str_eq(kp_csv_field(c, 2)->s, "d");
+	ck_assert_int_eq(kp_csv_next(c, &err), 1);
+	ck_assert_uint_eq(kp_csv_line(c), 3);
+	ck_assert_str_eq(kp_csv_field(c, 0)->s, "e");
+	kp_csv_close(c);
+}
+END_TEST
+
+START_TEST(test_csv_all_quoted_no_newline_at_end)
+{
+	struct kp_err err;
+	struct kp_csv *c = from_string("\"a\",\"b\"\n\"c\",\"d\"");
+
+	ck_assert_int_eq(kp_csv_next(c, &err), 1);
+	ck_assert_int_eq(kp_csv_next(c, &err), -1);
+	ck_assert_int_eq(err.status, KP_EXIT_DATA);
+	ck_assert_ptr_nonnull(strstr(err.msg, "mem.csv:2: truncated record"));
+	kp_csv_close(c);
+}
+END_TEST
+
+static uint64_t
+rnd(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/*
+ * 3 MB of records of 1-150 fields of 0-140 bytes (quotes at every place in a
+ * 64-byte block, more fields than the reader starts with), most in ncu's
+ * all-quoted form, some with one anomaly at a random field (a "" escape, an
+ * unquoted or empty trailing field, a newline inside quotes, CRLF): every
+ * field and line number as written, across the 1 MiB buffer's ends.
+ */
+START_TEST(test_csv_random_records_fast_and_slow)
+{
+	struct kp_err err;
+	size_t cap = 4 * 1024 * 1024, nrec = 0, i, j, bad = 0;
+	char *s = malloc(cap), *p = s, *lens = NULL;
+	uint64_t seed = 0x2545f4914f6cdd1dULL;
+	unsigned long line = 1, *lines;
+	struct kp_csv *c;
+	FILE *fp;
+
+	ck_assert_ptr_nonnull(s);
+	ck_assert_ptr_nonnull(lines = calloc(40000, sizeof(*lines)));
+	ck_assert_ptr_nonnull(lens = calloc(40000, 1));
+	/* field j of record r: length (r * 31 + j * 7) % 141, letters; anomalies */
+	while ((size_t)(p - s) < cap - 200000 && nrec < 40000) {
+		size_t nf = 1 + rnd(&seed) % 150, odd = rnd(&seed) % 8, at = rnd(&seed) % nf;
+
+		lines[nrec] = line;
+		lens[nrec] = (char)nf;
+		for (j = 0; j < nf; j++) {
+			size_t n = (nrec * 31 + j * 7) % 141, k;
+			int quoted = !(odd == 1 && j == at && j > 0);	/* records begin with a quote */
+
+			if (j > 0)
+				*p++ = ',';
+			if (quoted)
+				*p++ = '"';
+			for (k = 0; k < n; k++) {
+				char ch = (char)('a' + (nrec + j + k) % 26);
+
+				if (odd == 2 && j == at && k == n / 2) {
+					*p++ = '"';	/* "" */
+					ch = '"';
+				} else if (odd == 3 && j == at && k == n / 2 && quoted) {
+					ch = '\n';
+					line++;
+				}
+				*p++ = ch;
+			}
+			if (quoted)
+				*p++ = '"';
+		}
+		if (odd == 4)
+			*p++ = '\r';
+		*p++ = '\n';
+		line++;
+		nrec++;
+	}
+	ck_assert_ptr_nonnull(fp = fmemopen(s, (size_t)(p - s), "r"));
+	ck_assert_ptr_nonnull(c = kp_csv_open(fp, "mem.csv"));
+	for (i = 0; i < nrec && bad == 0; i++) {
+		size_t nf = (size_t)(unsigned char)lens[i];
+
+		if (kp_csv_next(c, &err) != 1 || kp_csv_nfields(c) != nf || kp_csv_line(c) != lines[i])
+			bad = i + 1;
+		for (j = 0; j < nf && bad == 0; j++) {
+			const struct kp_field *f = kp_csv_field(c, j);
+			size_t n = (i * 31 + j * 7) % 141, k;
+
+			if (f->len != n || f->s[n] != '\0')
+				bad = i + 1;
+			for (k = 0; k < n && bad == 0; k++) {
+				char ch = f->s[k];
+
+				if (ch != '"' && ch != '\n' && ch != 'a' + (char)((i + j + k) % 26))
+					bad = i + 1;
+			}
+		}
+	}
+	ck_assert_msg(bad == 0, "record %zu of %zu is wrong", bad, nrec);
+	ck_assert_int_eq(kp_csv_next(c, &err), 0);
+	kp_csv_close(c);
+	fclose(fp);
+	free(s);
+	free(lines);
+	free(lens);
+}
+END_TEST
+
 static Suite *
 csv_suite(void)
 {
@@ -193,6 +368,10 @@ csv_suite(void)
 	tcase_add_test(tc, test_csv_long_record_across_chunks);
 	tcase_add_test(tc, test_csv_missing_file);
 	tcase_add_test(tc, test_csv_records_across_buffer_ends);
+	tcase_add_test(tc, test_csv_fast_and_slow_forms);
+	tcase_add_test(tc, test_csv_fast_record_then_newline_in_quotes);
+	tcase_add_test(tc, test_csv_all_quoted_no_newline_at_end);
+	tcase_add_test(tc, test_csv_random_records_fast_and_slow);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -798,6 +798,117 @@ START_TEST(test_metrics_sample_is_whole_launches)
 }
 END_TEST
 
+static char *
+slurp(const char *path, size_t *len)
+{
+	FILE *fp = fopen(path, "rb");
+	char *b = NULL;
+	size_t cap = 0, n = 0, r;
+
+	if (fp == NULL)
+		return NULL;
+	do {
+		if (n == cap && (b = realloc(b, cap = cap ? 2 * cap : 65536)) == NULL)
+			break;
+		r = fread(b + n, 1, cap - n, fp);
+		n += r;
+	} while (r > 0);
+	fclose(fp);
+	*len = n;
+	return b;
+}
+
+/*
+ * metrics_extracted.jsonl, formatted without jansson, holds the bytes
+ * jansson writes for the same launch records (kp_extract_files); 0 when the
+ * file is not a page kp-extract reads, 1 when it matched.
+ */
+static int
+jsonl_as_jansson(const char *path, const char *dir)
+{
+	static const char pd[] = "/p \"d\"\\x\xc3\xa9\n";
+	struct kp_err err;
+	json_t *launches, *s1, *s2;
+	char *want = NULL, *got, jpath[256];
+	size_t wlen = 0, glen, j;
+	FILE *w;
+
+	if ((s1 = kp_extract_files(&path, 1, 0, &launches, &err)) == NULL)
+		return 0;
+	ck_assert_ptr_nonnull(w = open_memstream(&want, &wlen));
+	for (j = 0; j < json_array_size(launches); j++) {
+		json_t *rec = json_array_get(launches, j);
+
+		json_object_set_new(rec, "profile_dir", json_string(pd));
+		ck_assert_int_eq(json_dumpf(rec, w, JSON_COMPACT | JSON_SORT_KEYS |
+		    JSON_REAL_PRECISION(15)), 0);
+		fputc('\n', w);
+	}
+	fclose(w);
+	ck_assert_ptr_nonnull(s2 = kp_extract_to_dir(&path, 1, dir, pd, 0, &err));
+	snprintf(jpath, sizeof(jpath), "%s/metrics_extracted.jsonl", dir);
+	ck_assert_ptr_nonnull(got = slurp(jpath, &glen));
+	ck_assert_msg(glen == wlen && memcmp(got, want, wlen) == 0,
+	    "%s: metrics_extracted.jsonl differs from jansson's:\n%.300s\n%.300s", path, got,
+	    want);
+	free(got);
+	free(want);
+	json_decref(launches);
+	json_decref(s1);
+	json_decref(s2);
+	unlink(jpath);
+	snprintf(jpath, sizeof(jpath), "%s/metrics_summary.json", dir);
+	unlink(jpath);
+	return 1;
+}
+
+/* ... on every raw and details capture (summary keys, stalls, reals, integers) */
+START_TEST(test_metrics_jsonl_as_jansson_writes_it)
+{
+	glob_t g;
+	size_t i, nfiles = 0;
+	char dir[] = "/tmp/kp-check-jsonl.XXXXXX";
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_eq(glob(KP_FIXTURES "/h200/*/*_raw*.csv", 0, NULL, &g), 0);
+	ck_assert_int_eq(glob(KP_FIXTURES "/h200/*/*_details*.csv", GLOB_APPEND, NULL, &g), 0);
+	for (i = 0; i < g.gl_pathc; i++)
+		nfiles += (size_t)jsonl_as_jansson(g.gl_pathv[i], dir);
+	ck_assert_uint_ge(nfiles, 40);
+	globfree(&g);
+	rmdir(dir);
+}
+END_TEST
+
+/* ... and on every number form: signs, tiny, huge, long fractions, exponents */
+START_TEST(test_metrics_jsonl_number_forms_as_jansson)
+{
+	static const char *const v[] = { "-1.5", "0.00001234", "0.0001234", "1e-7",
+	    "123456789012.345", "1,234.5", "3.14159265358979", "1e300", "-0", "0.1",
+	    "2.5e15", "9007199254740993.5", "-0.000099", "1.0000000000000002", "12",
+	    "6.02214076e23", "-7.25", "0.3333333333333333", "1e21" };
+	char dir[] = "/tmp/kp-check-jsonl.XXXXXX", path[600];
+	size_t i, n = sizeof(v) / sizeof(v[0]);
+	FILE *fp;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/in.csv", dir);
+	ck_assert_ptr_nonnull(fp = fopen(path, "w"));
+	fputs("\"ID\",\"Process ID\",\"Kernel Name\",\"CC\",\"gpu__time_duration.sum\","
+	    "\"sm__throughput.avg.pct_of_peak_sustained_elapsed\","
+	    "\"smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio\","
+	    "\"smsp__average_warps_issue_stalled_wait_per_issue_active.ratio\"\n"
+	    "\"\",\"\",\"\",\"\",\"nsecond\",\"%\",\"\",\"\"\n", fp);
+	for (i = 0; i < n; i++)
+		fprintf(fp, "\"%zu\",\"1\",\"k<%zu>\",\"9.0\",\"%s\",\"%s\",\"%s\",\"%s\"\n", i, i % 3,
+		    v[i], v[(i + 1) % n], v[(i + 2) % n], v[(i + 5) % n]);
+	fclose(fp);
+	ck_assert_int_eq(jsonl_as_jansson(path, dir), 1);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
 static Suite *
 metrics_suite(void)
 {
@@ -817,6 +928,8 @@ metrics_suite(void)
 	tcase_add_test(tc, test_metrics_many_launches_sampled);
 	tcase_add_test(tc, test_metrics_cells_keep_every_number_form);
 	tcase_add_test(tc, test_metrics_sample_is_whole_launches);
+	tcase_add_test(tc, test_metrics_jsonl_as_jansson_writes_it);
+	tcase_add_test(tc, test_metrics_jsonl_number_forms_as_jansson);
 	suite_add_tcase(s, tc);
 	return s;
 }
