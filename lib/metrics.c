@@ -1799,6 +1799,9 @@ acc_median(struct acc *a)
 	return jnum(median(a->v, a->n));
 }
 
+/* The summary lists at most this many launch IDs per kernel. */
+#define KP_IDS_LISTED 1024
+
 static json_t *
 ids_json(const struct kernel *k)
 {
@@ -1807,12 +1810,28 @@ ids_json(const struct kernel *k)
 	long long id;
 
 	for (i = 0; a != NULL && i < k->nids; i++)
-		for (id = k->ids[i].lo; id <= k->ids[i].hi; id++)
+		for (id = k->ids[i].lo; id <= k->ids[i].hi; id++) {
+			/* Memory stays flat: the first KP_IDS_LISTED only (see ids_truncated). */
+			if (json_array_size(a) >= KP_IDS_LISTED)
+				return a;
 			if (json_array_append_new(a, json_integer(id)) < 0) {
 				json_decref(a);
 				return NULL;
 			}
+		}
 	return a;
+}
+
+/* Distinct launch IDs of a kernel (the ranges added up). */
+static unsigned long long
+ids_count(const struct kernel *k)
+{
+	unsigned long long n = 0;
+	size_t i;
+
+	for (i = 0; i < k->nids; i++)
+		n += (unsigned long long)(k->ids[i].hi - k->ids[i].lo) + 1;
+	return n;
 }
 
 static int
@@ -1906,6 +1925,8 @@ kernel_json(struct ex *x, struct kernel *k)
 	o = json_pack("{s:s, s:s, s:I, s:o}", "name", k->name, "function", fn, "launches",
 	    (json_int_t)k->launches, "ids", ids_json(k));
 	free(fn);
+	if (o != NULL && ids_count(k) > KP_IDS_LISTED)
+		json_object_set_new(o, "ids_truncated", json_true());
 	sum = json_object();
 	spread = json_object();
 	met = json_object();
