@@ -79,3 +79,5 @@ clean:
 	rm -rf build bin
 
 .PHONY: all check bench fuzz install uninstall clean FORCE
+# Keep the objects of the programs (no "rm build/cmd/*.o" after a build).
+.SECONDARY:
