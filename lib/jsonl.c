@@ -136,12 +136,14 @@ kp_json_load_file(const char *path, struct kp_err *err)
 {
 	json_error_t je;
 	json_t *j;
+	char *buf;
+	size_t len;
 
-	if (kp_is_dir(path)) {
-		kp_errf(err, KP_EXIT_DATA, "%s: is a directory", path);
+	/* One read, then json_loadb: json_load_file reads a byte at a time. */
+	if ((buf = kp_read_file(path, &len, err)) == NULL)
 		return NULL;
-	}
-	j = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+	j = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
+	free(buf);
 	if (j == NULL) {
 		if (je.line < 1)
 			kp_errf(err, KP_EXIT_DATA, "%s: %s", path, je.text);
