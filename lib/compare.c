@@ -249,20 +249,11 @@ kp_compare_auto_baseline(const char *current_dir, const char *function, struct k
 
 /* ---- comparing ---- */
 
-/* The value of key in a kernel: summary.<key> or summary.stalls.<reason>. */
+/* The value of key in a kernel (kp_summary_value), finite only. */
 static int
 value_of(json_t *kernel, const char *key, double *out)
 {
-	json_t *s = json_object_get(kernel, "summary"), *v;
-
-	if (strncmp(key, "stalls.", 7) == 0)
-		v = json_object_get(json_object_get(s, "stalls"), key + 7);
-	else
-		v = json_object_get(s, key);
-	if (!json_is_number(v))
-		return -1;
-	*out = json_number_value(v);
-	return isfinite(*out) ? 0 : -1;
+	return kp_summary_value(kernel, key, out) == 0 && isfinite(*out) ? 0 : -1;
 }
 
 static int

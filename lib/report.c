@@ -323,21 +323,6 @@ idea_of(const char *cls)
 	return NULL;
 }
 
-static int
-summary_value(json_t *k, const char *key, double *out)
-{
-	json_t *s = json_object_get(k, "summary"), *v;
-
-	if (strncmp(key, "stalls.", 7) == 0)
-		v = json_object_get(json_object_get(s, "stalls"), key + 7);
-	else
-		v = json_object_get(s, key);
-	if (!json_is_number(v))
-		return -1;
-	*out = json_number_value(v);
-	return 0;
-}
-
 /* "1.92 ms (1918432 ns)": the readable value and, when it differs, the base value. */
 static void
 value_text(char *buf, size_t len, const char *key, double v)
@@ -758,7 +743,7 @@ sec_evidence(struct rep *r)
 	    jstr(r->kernel, "function") ? jstr(r->kernel, "function") : "?");
 	fprintf(r->fp, "| metric | value | unit | meaning | threshold |\n| --- | --- | --- | --- | --- |\n");
 	for (i = 0; i < sizeof meanings / sizeof meanings[0]; i++)
-		if (summary_value(r->kernel, meanings[i].key, &x) == 0)
+		if (kp_summary_value(r->kernel, meanings[i].key, &x) == 0)
 			evidence_row(r, meanings[i].key, x);
 	st = json_object_get(json_object_get(r->kernel, "summary"), "stalls");
 	json_object_foreach(st, k, v) {
@@ -972,7 +957,7 @@ sec_limitations(struct rep *r)
 	fprintf(r->fp, "## Limitations\n\n");
 	if (r->kernel != NULL) {
 		for (i = 0; i < sizeof meanings / sizeof meanings[0]; i++)
-			if (summary_value(r->kernel, meanings[i].key, &x) != 0)
+			if (kp_summary_value(r->kernel, meanings[i].key, &x) != 0)
 				miss[n++] = meanings[i].key;
 		if (n > 0) {
 			fprintf(r->fp, "- Missing counters (not in the collected sections):");
