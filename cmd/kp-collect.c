@@ -80,16 +80,6 @@ struct run {
 	int dry;
 };
 
-static char *
-xstrdup(const char *s)
-{
-	char *p = strdup(s);
-
-	if (p == NULL)
-		kp_die(KP_EXIT_ENV, "out of memory");
-	return p;
-}
-
 static json_t *
 section(json_t *t, const char *name)
 {
@@ -100,14 +90,6 @@ section(json_t *t, const char *name)
 		json_object_set_new(t, name, s);
 	}
 	return s;
-}
-
-static const char *
-tstr(json_t *t, const char *sec, const char *key)
-{
-	json_t *v = json_object_get(json_object_get(t, sec), key);
-
-	return json_is_string(v) ? json_string_value(v) : NULL;
 }
 
 static void
@@ -203,7 +185,7 @@ from_flags(const struct opts *o)
 static char *
 default_profile_dir(json_t *t)
 {
-	const char *k = tstr(t, "kernel", "name");
+	const char *k = kp_target_str(t, "kernel", "name");
 	char id[200], ts[32], *p;
 	time_t now = time(NULL);
 	struct tm tm;
@@ -215,17 +197,17 @@ default_profile_dir(json_t *t)
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
 		    (*p >= '0' && *p <= '9') || *p == '_' || *p == '-' || *p == '.'))
 			*p = '_';
-	return xstrdup(id);
+	return kp_xstrdup(id);
 }
 
 static char *
 dir_of(const char *path)
 {
-	char *d = xstrdup(path), *s = strrchr(d, '/');
+	char *d = kp_xstrdup(path), *s = strrchr(d, '/');
 
 	if (s == NULL) {
 		free(d);
-		return xstrdup(".");
+		return kp_xstrdup(".");
 	}
 	if (s == d)
 		s[1] = '\0';
@@ -292,7 +274,7 @@ resolve_ncu(struct run *r)
 {
 	json_t *priv = json_object_get(r->target, "privilege");
 	const char *mode = json_string_value(json_object_get(priv, "mode"));
-	const char *bin = tstr(r->target, "profiling", "ncu_bin");
+	const char *bin = kp_target_str(r->target, "profiling", "ncu_bin");
 	char *found, real[PATH_MAX];
 
 	r->priv = mode != NULL && strcmp(mode, "full_sudo") == 0 ? "full_sudo" : "none";
@@ -319,10 +301,10 @@ resolve_ncu(struct run *r)
 	}
 	if (realpath(found, real) != NULL && strchr(bin, '/') != NULL) {
 		free(found);
-		found = xstrdup(real);
+		found = kp_xstrdup(real);
 	} else if (found[0] != '/' && realpath(found, real) != NULL) {
 		free(found);
-		found = xstrdup(real);
+		found = kp_xstrdup(real);
 	}
 	r->ncu = found;
 	json_array_append_new(r->prefix, json_string(found));
@@ -394,7 +376,7 @@ environment(struct run *r)
 		fprintf(a.fp, "working_directory: %s\n", r->workdir);
 	fprintf(a.fp, "command:");
 	{
-		char *q = kp_shell_quote(tstr(r->target, "target", "executable"));
+		char *q = kp_shell_quote(kp_target_str(r->target, "target", "executable"));
 		fprintf(a.fp, " %s", q);
 		free(q);
 		json_array_foreach(json_object_get(json_object_get(r->target, "target"), "args"),
@@ -436,8 +418,8 @@ target_argv(json_t *t)
 	json_t *a = json_array(), *w;
 	size_t i;
 
-	json_array_append_new(a, json_string(tstr(t, "target", "executable") != NULL ?
-	    tstr(t, "target", "executable") : ""));
+	json_array_append_new(a, json_string(kp_target_str(t, "target", "executable") != NULL ?
+	    kp_target_str(t, "target", "executable") : ""));
 	json_array_foreach(json_object_get(json_object_get(t, "target"), "args"), i, w)
 		json_array_append(a, w);
 	return a;
@@ -536,8 +518,8 @@ finish(struct run *r, const char *status, int code)
 static void
 explain(struct run *r, enum kp_stage s, const struct kp_ncu_verdict *v)
 {
-	const char *f = tstr(r->target, "kernel", "filter");
-	const char *nv = tstr(r->target, "kernel", "nvtx_range");
+	const char *f = kp_target_str(r->target, "kernel", "filter");
+	const char *nv = kp_target_str(r->target, "kernel", "nvtx_range");
 	json_t *k;
 	size_t i;
 	json_t *one = json_pack("[{s:s, s:o}]", "stage", "target", "argv", target_argv(r->target));
@@ -548,8 +530,8 @@ explain(struct run *r, enum kp_stage s, const struct kp_ncu_verdict *v)
 	switch (v->outcome) {
 	case KP_OUT_NOMATCH:
 		kp_warn("%s: no kernel matched the filter %s %s (%s)", kp_stage_id(s),
-		    tstr(r->target, "kernel", "filter_mode") != NULL ?
-		    tstr(r->target, "kernel", "filter_mode") : "regex",
+		    kp_target_str(r->target, "kernel", "filter_mode") != NULL ?
+		    kp_target_str(r->target, "kernel", "filter_mode") : "regex",
 		    f != NULL ? f : nv != NULL ? nv : "(none)", v->reason);
 		if (cmd != NULL && strrchr(cmd, '\n') != NULL) {
 			char *last = cmd + strlen(cmd) - 1;
@@ -795,7 +777,7 @@ load_target(int argc, char **argv, const struct opts *o, char **dirp)
 	char *path = NULL, *pd;
 
 	if (argc == 1) {
-		path = xstrdup(argv[0]);
+		path = kp_xstrdup(argv[0]);
 	} else if (!from_flags(o) && !isatty(0)) {
 		if ((pd = kp_jsonl_first_profile_dir(stdin, "<stdin>", &err)) == NULL)
 			kp_die_err(&err);
@@ -807,13 +789,13 @@ load_target(int argc, char **argv, const struct opts *o, char **dirp)
 			usage(stderr, KP_EXIT_USAGE);
 		t = json_object();
 		apply_flags(t, o);
-		*dirp = o->outdir != NULL ? xstrdup(o->outdir) : default_profile_dir(t);
+		*dirp = o->outdir != NULL ? kp_xstrdup(o->outdir) : default_profile_dir(t);
 		return t;
 	}
 	if ((t = kp_target_load(path, &err)) == NULL)
 		kp_die_err(&err);
 	apply_flags(t, o);
-	*dirp = o->outdir != NULL ? xstrdup(o->outdir) : dir_of(path);
+	*dirp = o->outdir != NULL ? kp_xstrdup(o->outdir) : dir_of(path);
 	free(path);
 	return t;
 }
@@ -823,7 +805,7 @@ prepare(struct run *r, const char *stages_spec)
 {
 	struct kp_err err;
 	char real[PATH_MAX], when[32];
-	const char *wd = tstr(r->target, "target", "working_directory");
+	const char *wd = kp_target_str(r->target, "target", "working_directory");
 	json_t *to = json_object_get(json_object_get(r->target, "target"), "timeout_seconds");
 	json_t *req = json_array(), *k;
 	char *p, *tok, *save = NULL;
@@ -837,7 +819,7 @@ prepare(struct run *r, const char *stages_spec)
 	r->collected = json_array();
 	r->manifest = json_object();
 	iso_now(when, sizeof(when));
-	p = xstrdup(stages_spec);
+	p = kp_xstrdup(stages_spec);
 	for (tok = strtok_r(p, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save))
 		json_array_append_new(req, json_string(tok));
 	free(p);
@@ -856,9 +838,9 @@ prepare(struct run *r, const char *stages_spec)
 			kp_die_err(&err);
 		if (realpath(r->profile_dir, real) == NULL)
 			kp_die(KP_EXIT_ENV, "%s: %s", r->profile_dir, strerror(errno));
-		r->abs_dir = xstrdup(real);
+		r->abs_dir = kp_xstrdup(real);
 	} else {
-		r->abs_dir = xstrdup(r->profile_dir);
+		r->abs_dir = kp_xstrdup(r->profile_dir);
 	}
 	r->details = kp_path_join(r->abs_dir, "details");
 	if (!r->dry && kp_mkdirs(r->details, &err) < 0)
@@ -866,17 +848,17 @@ prepare(struct run *r, const char *stages_spec)
 	if (wd == NULL || *wd == '\0')
 		wd = ".";
 	if (!kp_is_dir(wd)) {
-		r->workdir = xstrdup(wd);
+		r->workdir = kp_xstrdup(wd);
 		json_object_set_new(r->manifest, "target", json_pack("{s:o, s:s, s:o}", "command",
 		    target_argv(r->target), "working_directory", wd, "runtime",
-		    jstr_or_null(tstr(r->target, "target", "runtime"))));
+		    jstr_or_null(kp_target_str(r->target, "target", "runtime"))));
 		kp_warn("target.working_directory: %s: not a directory", wd);
 		finish(r, "target-failed", KP_EXIT_TARGET);
 	}
-	r->workdir = xstrdup(realpath(wd, real) != NULL ? real : wd);
+	r->workdir = kp_xstrdup(realpath(wd, real) != NULL ? real : wd);
 	json_object_set_new(r->manifest, "target", json_pack("{s:o, s:s, s:o}", "command",
 	    target_argv(r->target), "working_directory", r->workdir, "runtime",
-	    jstr_or_null(tstr(r->target, "target", "runtime"))));
+	    jstr_or_null(kp_target_str(r->target, "target", "runtime"))));
 	json_object_set_new(r->manifest, "kernel", json_pack("{s:o, s:o, s:o, s:o}",
 	    "name", jstr_or_null(json_string_value(json_object_get(k, "name"))),
 	    "filter_mode", jstr_or_null(json_string_value(json_object_get(k, "filter_mode"))),
@@ -891,8 +873,8 @@ prepare(struct run *r, const char *stages_spec)
 		    json_is_integer(cn) ? json_integer_value(cn) : 1));
 	}
 	json_object_set_new(r->manifest, "clock_control",
-	    json_string(tstr(r->target, "profiling", "clock_control") != NULL ?
-	    tstr(r->target, "profiling", "clock_control") : "base"));
+	    json_string(kp_target_str(r->target, "profiling", "clock_control") != NULL ?
+	    kp_target_str(r->target, "profiling", "clock_control") : "base"));
 	json_object_set_new(r->manifest, "stages_requested", req);
 	json_object_set_new(r->manifest, "timeout_seconds", json_real(r->timeout));
 }

@@ -38,14 +38,6 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 }
 };
 
-static const char *
-tstr(json_t *t, const char *sec, const char *key)
-{
-	json_t *v = json_object_get(json_object_get(t, sec), key);
-
-	return json_is_string(v) ? json_string_value(v) : NULL;
-}
-
 static char *
 dir_of(const char *path)
 {
@@ -69,8 +61,8 @@ static json_t *
 prefix_for(json_t *t, const char *profile_dir, const char *ncu_flag)
 {
 	json_t *pre = json_array();
-	const char *mode = tstr(t, "privilege", "mode");
-	const char *bin = ncu_flag != NULL ? ncu_flag : tstr(t, "profiling", "ncu_bin");
+	const char *mode = kp_target_str(t, "privilege", "mode");
+	const char *bin = ncu_flag != NULL ? ncu_flag : kp_target_str(t, "profiling", "ncu_bin");
 	char *found, real[PATH_MAX];
 
 	if (mode != NULL && strcmp(mode, "full_sudo") == 0) {
@@ -115,7 +107,7 @@ run_ncu(json_t *t, const char *profile_dir, json_t *prefix, long max, int use_fi
     double timeout)
 {
 	char real[PATH_MAX], tmpname[64], outname[64], *details, *final, *tmp, *out;
-	const char *wd = tstr(t, "target", "working_directory");
+	const char *wd = kp_target_str(t, "target", "working_directory");
 	json_t *argv, *shown, *env = json_object_get(json_object_get(t, "target"), "env");
 	struct kp_proc p;
 	struct kp_proc_result res;
@@ -268,7 +260,7 @@ main(int argc, char **argv)
 			kp_die_err(&err);
 		profile_dir = outdir != NULL ? strdup(outdir) : dir_of(path);
 		if (hint == NULL)
-			hint = tstr(t, "kernel", "name");
+			hint = kp_target_str(t, "kernel", "name");
 		if (timeout < 0) {
 			json_t *to = json_object_get(json_object_get(t, "target"), "timeout_seconds");
 			timeout = json_is_number(to) ? (long long)json_number_value(to) : 0;

@@ -160,14 +160,6 @@ tget(json_t *t, const char *sec, const char *key)
 	return json_object_get(json_object_get(t, sec), key);
 }
 
-static const char *
-tstr(json_t *t, const char *sec, const char *key)
-{
-	json_t *v = tget(t, sec, key);
-
-	return json_is_string(v) ? json_string_value(v) : NULL;
-}
-
 static int
 tbool(json_t *t, const char *sec, const char *key)
 {
@@ -206,8 +198,8 @@ pushf(json_t *a, long long v)
 static int
 is_python(json_t *t)
 {
-	const char *rt = tstr(t, "target", "runtime");
-	const char *exe = tstr(t, "target", "executable");
+	const char *rt = kp_target_str(t, "target", "runtime");
+	const char *exe = kp_target_str(t, "target", "executable");
 	const char *base;
 
 	if (rt != NULL && strncmp(rt, "python", 6) == 0)
@@ -222,10 +214,10 @@ is_python(json_t *t)
 static int
 push_filter(json_t *a, json_t *t, int with_skip, struct kp_err *err)
 {
-	const char *mode = tstr(t, "kernel", "filter_mode");
-	const char *f = tstr(t, "kernel", "filter");
-	const char *name = tstr(t, "kernel", "name");
-	const char *nvtx = tstr(t, "kernel", "nvtx_range");
+	const char *mode = kp_target_str(t, "kernel", "filter_mode");
+	const char *f = kp_target_str(t, "kernel", "filter");
+	const char *name = kp_target_str(t, "kernel", "name");
+	const char *nvtx = kp_target_str(t, "kernel", "nvtx_range");
 	char *re;
 
 	if (mode == NULL)
@@ -302,7 +294,7 @@ push_filter(json_t *a, json_t *t, int with_skip, struct kp_err *err)
 static int
 push_target(json_t *a, json_t *t, struct kp_err *err)
 {
-	const char *exe = tstr(t, "target", "executable");
+	const char *exe = kp_target_str(t, "target", "executable");
 	json_t *args = tget(t, "target", "args"), *v;
 	size_t i;
 
@@ -379,8 +371,8 @@ kp_stage_argv(json_t *t, enum kp_stage s, json_t *prefix, const char *log, json_
     struct kp_err *err)
 {
 	json_t *a, *v;
-	const char *cc = tstr(t, "profiling", "clock_control");
-	const char *mode = tstr(t, "kernel", "filter_mode");
+	const char *cc = kp_target_str(t, "profiling", "clock_control");
+	const char *mode = kp_target_str(t, "kernel", "filter_mode");
 	const char *const *w;
 	size_t i;
 
@@ -436,7 +428,7 @@ kp_discovery_argv(json_t *t, json_t *prefix, const char *log, long max, int use_
     struct kp_err *err)
 {
 	json_t *a = common_head(prefix, "raw", log, t);
-	const char *cc = tstr(t, "profiling", "clock_control");
+	const char *cc = kp_target_str(t, "profiling", "clock_control");
 
 	if (use_filter && push_filter(a, t, 0, err) < 0) {
 		json_decref(a);

@@ -88,6 +88,16 @@ kp_die_err(const struct kp_err *err)
 	exit(err->status ? err->status : KP_EXIT_DATA);
 }
 
+char *
+kp_xstrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (p == NULL)
+		kp_die(KP_EXIT_ENV, "out of memory");
+	return p;
+}
+
 int
 kp_close_stdout(void)
 {

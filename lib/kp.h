@@ -42,6 +42,7 @@ void kp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void kp_vwarn(const char *fmt, va_list ap);
 _Noreturn void kp_die(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 _Noreturn void kp_die_err(const struct kp_err *err);	/* print err, exit err->status */
+char *kp_xstrdup(const char *s);	/* strdup or exit 4: for programs only */
 /* Close stdout and report a failed write; returns 0 or -1 (programs exit 3... see kp(7)). */
 int kp_close_stdout(void);
 /* Print "--version" text for a program: "kp-name (kp) VERSION". */

@@ -597,3 +597,11 @@ kp_profile_id_stem(const char *kernel)
 	s[j] = '\0';
 	return s;
 }
+
+const char *
+kp_target_str(json_t *target, const char *section, const char *key)
+{
+	json_t *v = json_object_get(json_object_get(target, section), key);
+
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}
