@@ -40,16 +40,6 @@ parse_tolerance(const char *s)
 }
 
 static char *
-xstrdup(const char *s)
-{
-	char *p = strdup(s);
-
-	if (p == NULL)
-		kp_die(KP_EXIT_ENV, "out of memory");
-	return p;
-}
-
-static char *
 xjoin(const char *a, const char *b)
 {
 	char *p = kp_path_join(a, b);
@@ -140,8 +130,8 @@ resolve_baseline(const char *b, const char *current)
 	char *root, *p, *s;
 
 	if (b[0] == '/' || kp_is_dir(b) || kp_is_file(b))
-		return xstrdup(b);
-	root = xstrdup(current);
+		return kp_xstrdup(b);
+	root = kp_xstrdup(current);
 	if ((s = strrchr(root, '/')) != NULL)
 		*s = '\0';
 	else
@@ -151,7 +141,7 @@ resolve_baseline(const char *b, const char *current)
 	if (kp_is_dir(p) || kp_is_file(p))
 		return p;
 	free(p);
-	return xstrdup(b);
+	return kp_xstrdup(b);
 }
 
 static void
@@ -159,7 +149,7 @@ write_outputs(json_t *cmp, const char *md, const char *jsonpath)
 {
 	struct kp_atomic a;
 	struct kp_err err;
-	char *dir = xstrdup(md), *s;
+	char *dir = kp_xstrdup(md), *s;
 
 	if ((s = strrchr(dir, '/')) != NULL) {
 		*s = '\0';
@@ -184,13 +174,13 @@ write_outputs(json_t *cmp, const char *md, const char *jsonpath)
 static char *
 json_next_to(const char *md, const char *name)
 {
-	char *dir = xstrdup(md), *s, *p;
+	char *dir = kp_xstrdup(md), *s, *p;
 
 	if ((s = strrchr(dir, '/')) != NULL) {
 		*s = '\0';
 		p = xjoin(*dir ? dir : "/", name);
 	} else
-		p = xstrdup(name);
+		p = kp_xstrdup(name);
 	free(dir);
 	return p;
 }
@@ -223,6 +213,32 @@ emit(json_t *cmp, const char *profile, const char *md)
 	json_decref(v);
 }
 
+/*
+ * Write the report and its JSON (to OUTPUT and the JSON beside it, or to
+ * PROFILE/comparison/MDNAME and JSNAME) and print the records.
+ */
+static void
+publish(json_t *cmp, const char *profile, const char *output, const char *mdname,
+    const char *jsname)
+{
+	char *md, *js;
+
+	if (output != NULL) {
+		md = kp_xstrdup(output);
+		js = json_next_to(md, jsname);
+	} else {
+		char *d = xjoin(profile, "comparison");
+
+		md = xjoin(d, mdname);
+		js = xjoin(d, jsname);
+		free(d);
+	}
+	write_outputs(cmp, md, js);
+	emit(cmp, profile, md);
+	free(md);
+	free(js);
+}
+
 static int
 finish(json_t *cmp)
 {
@@ -249,8 +265,7 @@ static int
 before_after(const char *current, const char *baseline, double tol, int tol_given,
     const char *output)
 {
-	char *cfile, *cprof, *bfile, *bprof, *base = baseline ? xstrdup(baseline) : NULL;
-	char *md, *js;
+	char *cfile, *cprof, *bfile, *bprof, *base = baseline ? kp_xstrdup(baseline) : NULL;
 	json_t *cs, *bs, *ck, *cmp;
 	struct kp_err err;
 
@@ -273,20 +288,7 @@ before_after(const char *current, const char *baseline, double tol, int tol_give
 		kp_die_err(&err);
 	describe(cmp, "baseline", bprof, bprof);
 	describe(cmp, "current", cprof, cprof);
-	if (output != NULL) {
-		md = xstrdup(output);
-		js = json_next_to(md, "comparison.json");
-	} else {
-		char *d = xjoin(cprof, "comparison");
-
-		md = xjoin(d, "regression_report.md");
-		js = xjoin(d, "comparison.json");
-		free(d);
-	}
-	write_outputs(cmp, md, js);
-	emit(cmp, cprof, md);
-	free(md);
-	free(js);
+	publish(cmp, cprof, output, "regression_report.md", "comparison.json");
 	free(cfile);
 	free(cprof);
 	free(bfile);
@@ -330,7 +332,7 @@ find_kernel(json_t *summary, const char *want, const char *file)
 static int
 two_kernels(const char *a, const char *b, const char *dir, double tol, const char *output)
 {
-	char *file, *prof, *md, *js;
+	char *file, *prof;
 	json_t *s, *cmp;
 	struct kp_err err;
 
@@ -340,20 +342,7 @@ two_kernels(const char *a, const char *b, const char *dir, double tol, const cha
 		kp_die_err(&err);
 	describe(cmp, "baseline", prof, NULL);
 	describe(cmp, "current", prof, NULL);
-	if (output != NULL) {
-		md = xstrdup(output);
-		js = json_next_to(md, "kernels_comparison.json");
-	} else {
-		char *d = xjoin(prof, "comparison");
-
-		md = xjoin(d, "kernels_report.md");
-		js = xjoin(d, "kernels_comparison.json");
-		free(d);
-	}
-	write_outputs(cmp, md, js);
-	emit(cmp, prof, md);
-	free(md);
-	free(js);
+	publish(cmp, prof, output, "kernels_report.md", "kernels_comparison.json");
 	free(file);
 	free(prof);
 	json_decref(s);
@@ -403,7 +392,7 @@ trend(char **dirs, int n, double tol, const char *output)
 	for (i = 0; i < n; i++)
 		json_array_append_new(arr, pts[i]);
 	if (output != NULL)
-		md = xstrdup(output);
+		md = kp_xstrdup(output);
 	else {
 		char *d = xjoin(json_string_value(json_object_get(pts[n - 1], "path")),
 		    "comparison");
@@ -412,7 +401,7 @@ trend(char **dirs, int n, double tol, const char *output)
 		free(d);
 	}
 	{
-		char *dir = xstrdup(md), *s;
+		char *dir = kp_xstrdup(md), *s;
 
 		if ((s = strrchr(dir, '/')) != NULL) {
 			*s = '\0';
