@@ -176,7 +176,8 @@ main(int argc, char *argv[])
 	kernel = pick_kernel(summary, metrics, kname, kindex, tname != NULL);
 	if (hotf != NULL && (hotspots = kp_rules_load_hotspots(hotf, &err)) == NULL)
 		kp_die_err(&err);
-	if ((decision = kp_rules_decide(rules, kernel, hotspots, &err)) == NULL)
+	if ((decision = kp_rules_decide_summary(rules, summary, metrics, kernel, hotspots,
+	    &err)) == NULL)
 		kp_die_err(&err);
 	if (kp_write_json_atomic(output, decision, JSON_INDENT(2) | JSON_SORT_KEYS |
 	    JSON_REAL_PRECISION(10), &err) == -1)

@@ -6,7 +6,8 @@
 /*
  * Read ncu CSV files (raw or details page, one file per stage; auto-detected)
  * in one streaming pass each and return the metrics summary object
- * (schema "kp-metrics-summary/1", documented in kp-extract(1)).  Launches of
+ * (schema "kp-metrics-summary/2", documented in kp-extract(1)), every metric
+ * in each kernel's "metrics".  Launches of
  * different files are kept apart (a launch is identified by file + ID).
  * When launches_out is not NULL it receives a new JSON array with one object
  * per launch (the metrics_extracted.jsonl records, without profile_dir);
@@ -16,13 +17,38 @@ json_t *kp_extract_files(const char *const *paths, size_t npaths, int all_metric
     json_t **launches_out, struct kp_err *err);
 
 /*
- * The same, then write OUTDIR/metrics_summary.json and
- * OUTDIR/metrics_extracted.jsonl atomically (no file is written on error).
- * profile_dir (may be NULL) is added to every JSONL record.
- * Returns the summary (new reference) or NULL.
+ * The same, then write OUTDIR/metrics_summary.json (the key metrics only, see
+ * kp_summary_split), OUTDIR/metrics_all.json and OUTDIR/metrics_extracted.jsonl
+ * atomically (all three or none).  profile_dir (may be NULL) is added to every
+ * JSONL record.  Returns the whole summary (new reference) or NULL.
  */
 json_t *kp_extract_to_dir(const char *const *paths, size_t npaths, const char *outdir,
     const char *profile_dir, int all_metrics, struct kp_err *err);
+
+/* Whether a raw metric name is the source of a summary key (stalls included). */
+int kp_metric_feeds_summary(const char *metric);
+
+/* ---- the summary files (summary.c) ---- */
+
+#define KP_METRICS_ALL "metrics_all.json"
+
+/* Whether metrics_summary.json keeps this ncu metric in a kernel's "metrics":
+ * a summary key's source, a launch__ metric, or one kp's rules and derived
+ * quantities read. */
+int kp_key_metric(const char *name);
+
+/* Split a whole summary into the short one written as metrics_summary.json
+ * (each kernel's "metrics"/"units" cut to the key metrics, "metrics_all" naming
+ * the other file) and the metrics_all.json object (schema "kp-metrics-all/1",
+ * kernels in the same order with their whole maps).  New references; -1 nomem. */
+int kp_summary_split(json_t *summary, json_t **short_out, json_t **all_out);
+
+/* Whether a kernel of a loaded summary lacks metrics that metrics_all.json has. */
+int kp_summary_partial(json_t *kernel);
+
+/* Put every metric from the metrics_all.json beside summary_path into the
+ * summary's kernels (a no-op for a summary without "metrics_all"). */
+int kp_summary_load_all(json_t *summary, const char *summary_path, struct kp_err *err);
 
 /* The primary kernel object of a summary (borrowed), or NULL. */
 json_t *kp_summary_primary(json_t *summary);

@@ -21,6 +21,14 @@ json_t *kp_rules_decide(struct kp_rules *r, json_t *kernel, json_t *hotspots,
     struct kp_err *err);
 
 /*
+ * The same for a kernel of a summary loaded from summary_path: when a metric
+ * is missing from the short map of metrics_summary.json, metrics_all.json is
+ * read into the summary (kp_summary_load_all) and the rules run again.
+ */
+json_t *kp_rules_decide_summary(struct kp_rules *r, json_t *summary, const char *summary_path,
+    json_t *kernel, json_t *hotspots, struct kp_err *err);
+
+/*
  * kp-collect's follow-up stage after basic, from the same thresholds:
  * "memory", "compute", "occupancy" or "speed-of-light".  why receives the
  * numbers behind the choice ("memory_throughput_pct 89.5 >= 60 ...").

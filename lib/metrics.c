@@ -1,6 +1,6 @@
 /*
  * metrics.c: kp-extract's engine.  ncu's raw or details CSV page in, the
- * metrics summary (schema kp-metrics-summary/1, see kp-extract(1)) out.
+ * metrics summary (schema kp-metrics-summary/2, see kp-extract(1)) out.
  *
  * One streaming pass per file.  A kernel keeps its first ACC_KEEP launches
  * and a fixed-seed reservoir sample of whole launches past that (Algorithm L,
@@ -236,6 +236,7 @@ median(double *v, size_t n)
 struct metric {
 	char *name;
 	char *unit;		/* base unit, or the unknown unit as printed */
+	uint64_t hash;		/* of name: kept for the table's growth and probes */
 	int known;
 };
 
@@ -428,6 +429,18 @@ raw_source(struct ex *x, const char *metric, int *rank, int *sum)
 	return stall_key(x, metric);
 }
 
+int
+kp_metric_feeds_summary(const char *metric)
+{
+	size_t i, n = strlen(metric), pl = strlen(STALL_PRE), sl = strlen(STALL_SUF);
+
+	for (i = 0; i < sizeof(raw_sources) / sizeof(raw_sources[0]); i++)
+		if (strcmp(raw_sources[i].metric, metric) == 0)
+			return 1;
+	return n > pl + sl && strncmp(metric, STALL_PRE, pl) == 0 &&
+	    strcmp(metric + n - sl, STALL_SUF) == 0;
+}
+
 static int
 display_source(const char *section, const char *name)
 {
@@ -543,7 +556,7 @@ mslot_grow(struct kernel *k)
 	if (ns == NULL)
 		return -1;
 	for (i = 0; i < k->nm; i++) {
-		size_t j = hash(k->m[i].name, strlen(k->m[i].name)) & (n - 1);
+		size_t j = k->m[i].hash & (n - 1);
 
 		while (ns[j] != 0)
 			j = (j + 1) & (n - 1);
@@ -559,14 +572,17 @@ mslot_grow(struct kernel *k)
 static long
 metric_get(struct kernel *k, const char *name, const char *unit, int known)
 {
-	size_t len = strlen(name), j;
+	uint64_t h = hash(name, strlen(name));
+	size_t j;
 	struct metric *m;
 
 	if (k->mslots == 0 && mslot_grow(k) < 0)
 		return -1;
-	for (j = hash(name, len) & (k->mslots - 1); k->mslot[j] != 0; j = (j + 1) & (k->mslots - 1))
-		if (strcmp(k->m[k->mslot[j] - 1].name, name) == 0)
+	for (j = h & (k->mslots - 1); k->mslot[j] != 0; j = (j + 1) & (k->mslots - 1)) {
+		m = &k->m[k->mslot[j] - 1];
+		if (m->hash == h && strcmp(m->name, name) == 0)
 			return (long)k->mslot[j] - 1;
+	}
 	if (k->nm == k->mcap) {
 		size_t cap = k->mcap ? k->mcap * 2 : 64;
 		struct metric *nm = realloc(k->m, cap * sizeof(*nm));
@@ -580,6 +596,7 @@ metric_get(struct kernel *k, const char *name, const char *unit, int known)
 	memset(m, 0, sizeof(*m));
 	m->name = strdup(name);
 	m->unit = strdup(unit);
+	m->hash = h;
 	m->known = known;
 	if (m->name == NULL || m->unit == NULL) {
 		free(m->name);
@@ -1957,7 +1974,8 @@ kernel_json(struct ex *x, struct kernel *k)
 			goto fail;
 	}
 	sampled |= k->launches > k->nsamp;
-	if (metrics_json(k, met, units) < 0)
+	if (metrics_json(k, met, units) < 0 ||
+	    jset(o, "metrics_count", json_integer((json_int_t)json_object_size(met))) < 0)
 		goto fail;
 	if (k->nunknown > 1)
 		qsort(k->unknown, k->nunknown, sizeof(*k->unknown), cmpstr);
@@ -2012,7 +2030,7 @@ summary_json(struct ex *x, struct kp_err *err)
 			primary = i;
 		}
 	}
-	s = json_pack("{s:s, s:O, s:o, s:I}", "schema", "kp-metrics-summary/1", "inputs",
+	s = json_pack("{s:s, s:O, s:o, s:I}", "schema", "kp-metrics-summary/2", "inputs",
 	    x->inputs, "kernels", ks, "primary", (json_int_t)primary);
 	if (s == NULL)
 		nomem(err);
@@ -2139,15 +2157,20 @@ emit_file(json_t *rec, void *arg, struct kp_err *err)
 	return 0;
 }
 
+/*
+ * Three files, all or none: each is written to a temporary name first and the
+ * three are renamed into place only when all are written.
+ */
 json_t *
 kp_extract_to_dir(const char *const *paths, size_t npaths, const char *outdir,
     const char *profile_dir, int all_metrics, struct kp_err *err)
 {
-	struct kp_atomic a;
+	struct kp_atomic a, b, c;
 	struct jsonl_out o;
-	char *jpath = NULL, *spath = NULL;
-	json_t *s = NULL;
-	int made = 0;
+	char *jpath = NULL, *spath = NULL, *apath = NULL;
+	json_t *s = NULL, *sshort = NULL, *sall = NULL;
+	int made = 0, opened = 0;
+	const size_t flags = JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(15);
 
 	if (!kp_is_dir(outdir)) {
 		if (kp_mkdirs(outdir, err) < 0)
@@ -2156,26 +2179,45 @@ kp_extract_to_dir(const char *const *paths, size_t npaths, const char *outdir,
 	}
 	jpath = kp_path_join(outdir, "metrics_extracted.jsonl");
 	spath = kp_path_join(outdir, "metrics_summary.json");
-	if (jpath == NULL || spath == NULL) {
+	apath = kp_path_join(outdir, KP_METRICS_ALL);
+	if (jpath == NULL || spath == NULL || apath == NULL) {
 		nomem(err);
 		goto out;
 	}
 	if (kp_atomic_open(&a, jpath, err) < 0)
 		goto out;
+	opened = 1;
 	o.fp = a.fp;
 	o.profile_dir = profile_dir;
 	o.path = jpath;
-	if ((s = extract(paths, npaths, all_metrics, emit_file, &o, err)) == NULL) {
-		kp_atomic_abort(&a);
+	if ((s = extract(paths, npaths, all_metrics, emit_file, &o, err)) == NULL)
 		goto out;
+	if (kp_summary_split(s, &sshort, &sall) < 0) {
+		nomem(err);
+		goto fail;
 	}
-	if (kp_write_json_atomic(spath, s, JSON_INDENT(2) | JSON_SORT_KEYS |
-	    JSON_REAL_PRECISION(15), err) < 0) {
+	if (kp_atomic_open(&b, apath, err) < 0)
+		goto fail;
+	opened = 2;
+	if (kp_atomic_put_json(&b, sall, flags, err) < 0 || kp_atomic_open(&c, spath, err) < 0)
+		goto fail;
+	opened = 3;
+	if (kp_atomic_put_json(&c, sshort, flags, err) < 0)
+		goto fail;
+	opened = 0;
+	if (kp_atomic_commit(&b, err) < 0) {
+		kp_atomic_abort(&c);
 		kp_atomic_abort(&a);
+		goto fail;
+	}
+	if (kp_atomic_commit(&c, err) < 0) {
+		kp_atomic_abort(&a);
+		unlink(apath);
 		goto fail;
 	}
 	if (kp_atomic_commit(&a, err) < 0) {
 		unlink(spath);
+		unlink(apath);
 		goto fail;
 	}
 	goto out;
@@ -2183,35 +2225,18 @@ fail:
 	json_decref(s);
 	s = NULL;
 out:
+	if (opened >= 3)
+		kp_atomic_abort(&c);
+	if (opened >= 2)
+		kp_atomic_abort(&b);
+	if (opened >= 1)
+		kp_atomic_abort(&a);
 	if (s == NULL && made)
 		rmdir(outdir);
+	json_decref(sshort);
+	json_decref(sall);
 	free(jpath);
 	free(spath);
+	free(apath);
 	return s;
-}
-
-json_t *
-kp_summary_primary(json_t *summary)
-{
-	json_t *p = json_object_get(summary, "primary");
-
-	if (!json_is_integer(p))
-		return NULL;
-	return json_array_get(json_object_get(summary, "kernels"),
-	    (size_t)json_integer_value(p));
-}
-
-int
-kp_summary_value(json_t *kernel, const char *key, double *out)
-{
-	json_t *sum = json_object_get(kernel, "summary"), *v;
-
-	if (strncmp(key, "stalls.", 7) == 0)
-		v = json_object_get(json_object_get(sum, "stalls"), key + 7);
-	else if ((v = json_object_get(sum, key)) == NULL)
-		v = json_object_get(json_object_get(kernel, "metrics"), key);
-	if (!json_is_number(v))
-		return -1;
-	*out = json_number_value(v);
-	return 0;
 }

@@ -638,7 +638,8 @@ kp_plot_collect(struct kp_plot *p, const char *dir, const char *details, json_t 
 		return -1;
 	}
 	summary = kp_json_load_file(sp, err);
-	if (summary == NULL) {
+	if (summary == NULL || kp_summary_load_all(summary, sp, err) < 0) {
+		json_decref(summary);
 		free(sp);
 		return -1;
 	}

@@ -1152,7 +1152,13 @@ classify(struct rep *r)
 		struct kp_rules *rules = kp_rules_load_default(&e);
 
 		if (rules != NULL) {
-			r->decision = kp_rules_decide(rules, r->kernel, r->hotspots, &e);
+			char *sp = path2(r->dir, "details/metrics_summary.json");
+
+			r->decision = sp == NULL ? NULL : kp_rules_decide_summary(rules,
+			    r->summary, sp, r->kernel, r->hotspots, &e);
+			if (sp == NULL)
+				kp_errf(&e, KP_EXIT_ENV, "out of memory");
+			free(sp);
 			kp_rules_free(rules);
 		}
 		if (r->decision != NULL) {

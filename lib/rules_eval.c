@@ -5,6 +5,9 @@
  * computed here (see derive()), "stalls.<reason>", a summary key, or a full
  * ncu metric name from the kernel's "metrics".  A rule whose metric is absent
  * never fires: it is listed under not_evaluated, never used as evidence.
+ * When a kernel's "metrics" is the short map of metrics_summary.json and a
+ * look-up misses in it, kp_rules_decide_summary reads metrics_all.json and
+ * decides again, so the outcome is that of the whole map.
  *
  * Score of a fired rule (documented in kp-decide(1)):
  *   weight * severity factor (high 1, medium 0.75, low 0.5) * (1 + excess)
@@ -23,6 +26,8 @@
 struct ctx {
 	json_t *kernel, *summary, *stalls, *metrics;
 	json_t *used;		/* metrics_used */
+	int partial;		/* metrics is the short map (kp_summary_partial) */
+	int missed;		/* a look-up missed in the short map */
 	double stall_sum;
 	int have_stall_sum;
 	int specs_tried;
@@ -150,6 +155,14 @@ raw_value(struct ctx *c, const char *name, double *out)
 		return num(json_object_get(c->stalls, name + 7), out);
 	if (num(json_object_get(c->summary, name), out) == 0)
 		return 0;
+	/*
+	 * Only a ncu metric ("unit__...") or a details-page key ("Section/Name")
+	 * can be in metrics_all.json, and a key metric absent from the short map
+	 * is absent from the whole one.
+	 */
+	if (c->partial && json_object_get(c->metrics, name) == NULL && !kp_key_metric(name) &&
+	    (strstr(name, "__") != NULL || strchr(name, '/') != NULL))
+		c->missed = 1;
 	return num(json_object_get(c->metrics, name), out);
 }
 
@@ -411,8 +424,8 @@ finding(struct ctx *c, struct kp_rules *r, struct fired *f, json_t *hotspots)
 	return o;
 }
 
-json_t *
-kp_rules_decide(struct kp_rules *r, json_t *kernel, json_t *hotspots, struct kp_err *err)
+static json_t *
+decide(struct kp_rules *r, json_t *kernel, json_t *hotspots, int *missed, struct kp_err *err)
 {
 	struct ctx c;
 	struct fired *f;
@@ -429,6 +442,7 @@ kp_rules_decide(struct kp_rules *r, json_t *kernel, json_t *hotspots, struct kp_
 	c.summary = json_object_get(kernel, "summary");
 	c.stalls = json_object_get(c.summary, "stalls");
 	c.metrics = json_object_get(kernel, "metrics");
+	c.partial = kp_summary_partial(kernel);
 	c.used = json_object();
 	if ((f = calloc(r->nrules, sizeof(*f))) == NULL) {
 		json_decref(c.used);
@@ -461,7 +475,31 @@ kp_rules_decide(struct kp_rules *r, json_t *kernel, json_t *hotspots, struct kp_
 	free(f);
 	if (out == NULL)
 		kp_errf(err, KP_EXIT_DATA, "out of memory");
+	*missed = c.missed;
 	return out;
+}
+
+json_t *
+kp_rules_decide(struct kp_rules *r, json_t *kernel, json_t *hotspots, struct kp_err *err)
+{
+	int missed;
+
+	return decide(r, kernel, hotspots, &missed, err);
+}
+
+json_t *
+kp_rules_decide_summary(struct kp_rules *r, json_t *summary, const char *summary_path,
+    json_t *kernel, json_t *hotspots, struct kp_err *err)
+{
+	json_t *d;
+	int missed;
+
+	if ((d = decide(r, kernel, hotspots, &missed, err)) == NULL || !missed)
+		return d;
+	json_decref(d);
+	if (kp_summary_load_all(summary, summary_path, err) < 0)
+		return NULL;
+	return decide(r, kernel, hotspots, &missed, err);
 }
 
 /* ---- kp-collect's follow-up choice ---- */
