@@ -5,10 +5,6 @@
 # first failure with that program's exit status, and prints one JSONL record.
 version=@VERSION@
 prog=kp-profile
-here=$(CDPATH= cd -- "$(dirname -- "$0")" && pwd)
-top=$(CDPATH= cd -- "$here/.." && pwd)
-PATH=$here:$PATH
-export PATH
 
 usage() {
 	cat <<USAGE
@@ -20,6 +16,17 @@ usage: kp-profile [--kernel NAME] [--requirement TEXT] [--stages LIST] [--runtim
        kp-profile -h | --help | --version
 USAGE
 }
+
+# answered before anything forks: agents call --version in loops
+case ${1-} in
+--version) [ $# -eq 1 ] && { echo "kp-profile (kp) $version"; exit 0; } ;;
+-h | --help) [ $# -eq 1 ] && { usage; exit 0; } ;;
+esac
+
+here=$(CDPATH= cd -- "$(dirname -- "$0")" && pwd)
+top=$(CDPATH= cd -- "$here/.." && pwd)
+PATH=$here:$PATH
+export PATH
 
 die() {
 	status=$1

@@ -100,27 +100,22 @@ done
 echo
 echo "offline pipeline on hgemm_v0 (ms, median of $runs runs):"
 stages=$(ls "$fix"/*_raw.csv | grep -v import_)
+# the pipeline, and each step alone below (its inputs in place; no shell)
+d=$tmp/prof
+step1="$top/bin/kp-extract -o $d/details $(echo $stages)"
+step2="$top/bin/kp-hotspots -o $d/details/source_hotspots.csv $fix/source_cuda_sass.csv"
+step3="$top/bin/kp-decide --metrics $d/details/metrics_summary.json -o $d/details/bottleneck_decision.json"
+step4="$top/bin/kp-report $d"
 cat > "$tmp/pipe.sh" <<PIPE
 set -e
-d=$tmp/prof
-rm -rf "\$d"
-"$top/bin/kp-extract" -o "\$d" $(echo $stages) >/dev/null
+rm -rf "$d"
+$step1 >/dev/null
+$step2 >/dev/null
+$step3 >/dev/null
+$step4 >/dev/null
+test -s "$d/final_report.md"
 PIPE
-have="kp-extract"
-if [ -x "$top/bin/kp-hotspots" ]; then
-	echo "\"$top/bin/kp-hotspots\" -o \"\$d/source_hotspots.csv\" \"$fix/source_cuda_sass.csv\" >/dev/null" >> "$tmp/pipe.sh"
-	have="$have kp-hotspots"
-fi
-if [ -x "$top/bin/kp-decide" ]; then
-	echo "\"$top/bin/kp-decide\" --metrics \"\$d/metrics_summary.json\" -o \"\$d/decision.json\" >/dev/null" >> "$tmp/pipe.sh"
-	have="$have kp-decide"
-fi
-if [ -x "$top/bin/kp-report" ]; then
-	echo "\"$top/bin/kp-report\" \"\$d\" >/dev/null" >> "$tmp/pipe.sh"
-	have="$have kp-report"
-else
-	echo "  (bin/kp-report absent: not in the pipeline)"
-fi
+have="kp-extract kp-hotspots kp-decide kp-report"
 # hyperfine when present (/usr/bin/time counts in 10 ms steps): median ms
 hmedian() {
 	if command -v hyperfine >/dev/null 2>&1; then
@@ -133,7 +128,15 @@ hmedian() {
 		awk -v s="$1" 'BEGIN { printf "%.1f", s * 1000 }'
 	fi
 }
+sh "$tmp/pipe.sh" || echo "bench: the pipeline failed" >&2
 echo "  $have: $(hmedian "sh $tmp/pipe.sh") ms wall (median)"
+echo "  each step alone (the same command, its inputs in place):"
+i=1
+for p in $have; do
+	eval "c=\$step$i"
+	printf '    %-12s %6s ms\n' "$p" "$(hmedian "$c")"
+	i=$((i + 1))
+done
 echo "start-up (--version, ms wall, median; /bin/true is this machine's floor):"
 printf '  %-14s %6s\n' /bin/true "$(hmedian /bin/true)"
 for p in "$top"/bin/kp-*; do
