@@ -75,6 +75,17 @@ char *kp_read_file(const char *path, size_t *len, struct kp_err *err);
  * then KP_DATADIR/REL.  Returns a malloc'd path or NULL with err. */
 char *kp_datafile(const char *rel, struct kp_err *err);
 
+/* ---- arena.c: pieces of memory freed all at once ---- */
+
+struct kp_arena {
+	void *chunk;		/* the newest chunk; each links to the one before */
+	size_t used, next_size;
+};				/* zeroed: empty */
+
+/* n bytes, 16-aligned, or NULL (out of memory, or n too big for a chunk). */
+void *kp_arena_alloc(struct kp_arena *a, size_t n);
+void kp_arena_free(struct kp_arena *a);
+
 /* ---- csv.c: streaming reader for the CSV that ncu prints ---- */
 /*
  * One record at a time, RFC 4180 quoting, memory bounded by the longest record.

@@ -254,8 +254,9 @@ struct metric {
 #define CELL_MANT 0x03ffffffu
 
 struct block {			/* one kept launch */
-	size_t cap;		/* bytes after the header */
+	uint32_t cap;		/* bytes after the header */
 	uint32_t ncells, nover;
+	uint32_t heap;		/* from malloc (a replacement), else in the arena */
 	double over[];		/* nover doubles, then ncells cells */
 };
 
@@ -314,6 +315,7 @@ struct launch {
 };
 
 struct ex {
+	struct kp_arena arena;	/* the kernels' sample blocks */
 	struct kernel **k;
 	size_t nk, kcap;
 	struct kernel **kslot;
@@ -465,7 +467,8 @@ kernel_free(struct kernel *k)
 		free(k->m[i].unit);
 	}
 	for (i = 0; i < k->nsamp; i++)
-		free(k->samp[i]);
+		if (k->samp[i] != NULL && k->samp[i]->heap)
+			free(k->samp[i]);
 	free(k->samp);
 	for (i = 0; i < k->nkeys; i++)
 		free(k->keys[i].v);
@@ -816,52 +819,20 @@ wide_decimal(const char *s, size_t len, double *out)
 }
 
 /*
- * A numeric cell, scaled: 1 with its cell and value, 0 when it is not a
- * number (kp_parse_number), -1 out of memory.  The fast path takes what ncu
- * prints in base units ([-]digits with thousands commas and one point, up to
- * 2^26 - 1 in all); its value, one correctly rounded division of exact
- * doubles, is the one kp_parse_number and strtod give.
+ * The rest of cell_parse: a decimal too wide for a cell, a scaled unit, or
+ * anything kp_parse_number takes; the value is kept as a double of the launch.
  */
 static int
-cell_parse(struct launch *l, const char *s, size_t len, double scale, uint32_t *cell,
-    double *out)
+cell_slow(struct launch *l, const char *s, size_t len, double scale, int wide,
+    uint32_t *cell, double *out)
 {
-	size_t i = 0;
-	uint32_t acc = 0, nfrac = 0, neg = 0, dot = 0;
 	double v;
 
-	if (scale == 1.0 && len > 0) {
-		if (s[0] == '-')
-			neg = i = 1;
-		if (i < len && (unsigned)(unsigned char)s[i] - '0' < 10) {
-			for (; i < len; i++) {
-				uint32_t d = (uint32_t)(unsigned char)s[i] - '0';
-
-				if (d < 10) {
-					acc = acc * 10 + d;
-					nfrac += dot;
-					if (acc > CELL_MANT)
-						break;
-				} else if (s[i] == '.' && !dot) {
-					dot = 1;
-				} else if (s[i] != ',' || dot) {
-					break;
-				}
-			}
-			if (i == len && nfrac < 16) {
-				*cell = neg << 30 | nfrac << 26 | acc;
-				v = (double)acc / p10[nfrac];
-				*out = neg ? -v : v;
-				return 1;
-			}
-			if (i < len && acc > CELL_MANT && wide_decimal(s, len, &v) == 0)
-				goto escape;
-		}
+	if (!(wide && wide_decimal(s, len, &v) == 0)) {
+		if (kp_parse_number(s, len, &v) != KP_NUM_OK || !isfinite(v))
+			return 0;
+		v *= scale;
 	}
-	if (kp_parse_number(s, len, &v) != KP_NUM_OK || !isfinite(v))
-		return 0;
-	v *= scale;
-escape:
 	*out = v;
 	if (!l->keep)
 		return 1;
@@ -876,6 +847,50 @@ escape:
 	}
 	*cell = CELL_ESC | (uint32_t)l->nover;
 	l->over[l->nover++] = v;
+	return 1;
+}
+
+/*
+ * A numeric cell, scaled: 1 with its cell and value, 0 when it is not a
+ * number (kp_parse_number), -1 out of memory.  The fast path, small enough
+ * to be inlined in the row loop, takes what ncu prints in base units
+ * ([-]digits with thousands commas and one point, up to 2^26 - 1 in all);
+ * its value, one correctly rounded division of exact doubles, is the one
+ * kp_parse_number and strtod give.
+ */
+static inline int
+cell_parse(struct launch *l, const char *s, size_t len, double scale, uint32_t *cell,
+    double *out)
+{
+	size_t i = 0;
+	uint32_t acc = 0, nfrac = 0, neg = 0, dot = 0;
+	double v;
+
+	if (scale != 1.0 || len == 0)
+		return cell_slow(l, s, len, scale, 0, cell, out);
+	if (s[0] == '-')
+		neg = i = 1;
+	if (i == len || (unsigned)(unsigned char)s[i] - '0' >= 10)
+		return cell_slow(l, s, len, scale, 0, cell, out);
+	for (; i < len; i++) {
+		uint32_t d = (uint32_t)(unsigned char)s[i] - '0';
+
+		if (d < 10) {
+			acc = acc * 10 + d;
+			nfrac += dot;
+			if (acc > CELL_MANT)
+				break;
+		} else if (s[i] == '.' && !dot) {
+			dot = 1;
+		} else if (s[i] != ',' || dot) {
+			break;
+		}
+	}
+	if (i < len || nfrac >= 16)
+		return cell_slow(l, s, len, scale, i < len && acc > CELL_MANT, cell, out);
+	*cell = neg << 30 | nfrac << 26 | acc;
+	v = (double)acc / p10[nfrac];
+	*out = neg ? -v : v;
 	return 1;
 }
 
@@ -901,9 +916,14 @@ k_skip(struct kernel *k)
 	k->next += (uint64_t)floor(log(k_unit(k)) / log1p(-k->w)) + 1;
 }
 
-/* Keep the launch's cells in the kernel's sample; -1 out of memory. */
+/*
+ * Keep the launch's cells in the kernel's sample; -1 out of memory.  The
+ * first ACC_KEEP blocks come from the arena; a replacement reuses its slot's
+ * block when it fits, else takes one from malloc (freed when replaced), so
+ * memory stays bounded however many launches are replaced.
+ */
 static int
-launch_keep(struct launch *l, struct kernel *k)
+launch_keep(struct launch *l, struct kernel *k, struct kp_arena *arena)
 {
 	size_t slot, need = l->nover * sizeof(double) + l->ncells * sizeof(uint32_t);
 	struct block *b;
@@ -916,10 +936,23 @@ launch_keep(struct launch *l, struct kernel *k)
 		slot = k_rand(k) % ACC_KEEP;
 	}
 	b = k->samp[slot];
+	if (need > UINT32_MAX / 2)
+		return -1;
+	if (b == NULL && (b = kp_arena_alloc(arena, sizeof(*b) + need)) != NULL) {
+		b->cap = (uint32_t)need;
+		b->heap = 0;
+		k->samp[slot] = b;
+	}
 	if (b == NULL || b->cap < need) {
-		if ((b = realloc(b, sizeof(*b) + need)) == NULL)
+		struct block *nb = malloc(sizeof(*nb) + need);
+
+		if (nb == NULL)
 			return -1;
-		b->cap = need;
+		if (b != NULL && b->heap)
+			free(b);
+		b = nb;
+		b->cap = (uint32_t)need;
+		b->heap = 1;
 		k->samp[slot] = b;
 	}
 	b->ncells = (uint32_t)l->ncells;
@@ -1241,7 +1274,7 @@ launch_end(struct ex *x, struct kp_err *err)
 	if (!x->l.open)
 		return 0;
 	if (kernel_keys_fit(x, k) < 0 || kernel_add_id(k, x->l.id) < 0 ||
-	    (x->l.keep && launch_keep(&x->l, k) < 0))
+	    (x->l.keep && launch_keep(&x->l, k, &x->arena) < 0))
 		return nomem(err);
 	k->launches++;
 	x->file_launches++;
@@ -1556,6 +1589,10 @@ raw_row(struct ex *x, struct kp_csv *c, const struct fixed *fx, char **hdr, size
     struct kp_err *err)
 {
 	size_t i, nf = kp_csv_nfields(c);
+	const struct kp_field *fields;
+	const struct col *cols;
+	const int *colmap;
+	uint32_t *cells;
 	struct kernel *k;
 	long long id;
 
@@ -1583,9 +1620,14 @@ raw_row(struct ex *x, struct kp_csv *c, const struct fixed *fx, char **hdr, size
 		}
 		return launch_end(x, err);
 	}
+	/* the hot loop: every cell of a kept launch (locals: no reloads through x) */
+	fields = kp_csv_field(c, 0);
+	cols = x->cols;
+	colmap = k->colmap;
+	cells = x->l.keep ? x->l.cells : NULL;
 	for (i = first; i < nf; i++) {
-		const struct kp_field *f = kp_csv_field(c, i);
-		const struct col *cl = &x->cols[i];
+		const struct kp_field *f = &fields[i];
+		const struct col *cl = &cols[i];
 		uint32_t cell;
 		double v;
 		int r;
@@ -1594,8 +1636,8 @@ raw_row(struct ex *x, struct kp_csv *c, const struct fixed *fx, char **hdr, size
 			continue;
 		if (r < 0)
 			return nomem(err);
-		if (x->l.keep)
-			x->l.cells[k->colmap[i]] = cell;
+		if (cells != NULL)
+			cells[colmap[i]] = cell;
 		if (cl->key >= 0)
 			launch_put(x, cl->key, cl->rank, cl->sum, v);
 		if (x->l.all != NULL && launch_all_metric(x, hdr[i], v, cl->unit) < 0)
@@ -2044,6 +2086,7 @@ ex_free(struct ex *x)
 
 	for (i = 0; i < x->nk; i++)
 		kernel_free(x->k[i]);
+	kp_arena_free(&x->arena);
 	for (i = 0; i < x->nkeys; i++)
 		free(x->keyname[i]);
 	free(x->keyname);
