@@ -86,6 +86,11 @@ struct kp_arena {
 void *kp_arena_alloc(struct kp_arena *a, size_t n);
 void kp_arena_free(struct kp_arena *a);
 
+/* ---- utf8.c ---- */
+
+/* The offset of the first byte of str that is not well-formed UTF-8, or len. */
+size_t kp_utf8_check(const char *str, size_t len);
+
 /* ---- csv.c: streaming reader for the CSV that ncu prints ---- */
 /*
  * One record at a time, RFC 4180 quoting, memory bounded by the longest record.

@@ -1455,41 +1455,6 @@ kernel_fill(struct kernel *k, const struct kp_csv *c, const struct fixed *fx)
 	return 0;
 }
 
-/* 1 when s[0..len) is UTF-8 (no overlongs, surrogates or code points past U+10FFFF). */
-static int
-utf8_valid(const unsigned char *s, size_t len)
-{
-	size_t i = 0, n, j;
-	unsigned long cp;
-
-	while (i < len) {
-		if (s[i] < 0x80) {
-			i++;
-			continue;
-		}
-		if (s[i] >= 0xc2 && s[i] <= 0xdf)
-			n = 1, cp = s[i] & 0x1f;
-		else if (s[i] >= 0xe0 && s[i] <= 0xef)
-			n = 2, cp = s[i] & 0x0f;
-		else if (s[i] >= 0xf0 && s[i] <= 0xf4)
-			n = 3, cp = s[i] & 0x07;
-		else
-			return 0;
-		if (len - i <= n)
-			return 0;
-		for (j = 1; j <= n; j++) {
-			if ((s[i + j] & 0xc0) != 0x80)
-				return 0;
-			cp = cp << 6 | (s[i + j] & 0x3f);
-		}
-		if ((n == 2 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-		    (n == 3 && (cp < 0x10000 || cp > 0x10ffff)))
-			return 0;
-		i += n + 1;
-	}
-	return 1;
-}
-
 /* The kernel of a row; the last one is cached (rows of a kernel come together). */
 static struct kernel *
 row_kernel(struct ex *x, const struct kp_csv *c, const struct fixed *fx, struct kp_err *err)
@@ -1502,7 +1467,7 @@ row_kernel(struct ex *x, const struct kp_csv *c, const struct fixed *fx, struct 
 		    kp_csv_line(c));
 		return NULL;
 	}
-	if (!utf8_valid((const unsigned char *)f->s, f->len)) {
+	if (kp_utf8_check(f->s, f->len) != f->len) {
 		/* JSON cannot hold it: say so, instead of "out of memory" later */
 		kp_errf(err, KP_EXIT_DATA, "%s:%lu: kernel name is not valid UTF-8", kp_csv_name(c),
 		    kp_csv_line(c));

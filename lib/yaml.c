@@ -44,6 +44,27 @@ capture_out(struct fy_diag *diag, void *user, const char *buf, size_t len)
 	cap->have = 1;
 }
 
+/*
+ * YAML is Unicode: a file that is not UTF-8 is refused before libfyaml sees
+ * it.  libfyaml 0.7.12 (Debian 12) also loops forever on a directive line
+ * holding a byte that is not UTF-8 ("%a\x98"; found by tests/fuzz).
+ */
+static int
+not_utf8(const char *name, const char *text, size_t len, struct kp_err *err)
+{
+	size_t bad = kp_utf8_check(text, len), i, line = 1, col = 1;
+
+	if (bad == len)
+		return 0;
+	for (i = 0; i < bad; i++)
+		if (text[i] == '\n')
+			line++, col = 1;
+		else
+			col++;
+	return kp_errf(err, KP_EXIT_DATA, "%s:%zu:%zu: not valid UTF-8 (byte 0x%02x)", name,
+	    line, col, (unsigned char)text[bad]);
+}
+
 static struct fy_document *
 build(const char *path, const char *text, size_t len, const char *name, struct kp_err *err)
 {
@@ -54,6 +75,18 @@ build(const char *path, const char *text, size_t len, const char *name, struct k
 	struct fy_document *d;
 	FILE *fp = NULL;
 
+	if (path != NULL && !kp_is_dir(path)) {
+		char *buf = kp_read_file(path, &len, err);
+		int bad;
+
+		if (buf == NULL)
+			return NULL;
+		bad = not_utf8(name, buf, len, err);
+		free(buf);
+		if (bad)
+			return NULL;
+	} else if (path == NULL && not_utf8(name, text, len, err) < 0)
+		return NULL;
 	memset(&cap, 0, sizeof(cap));
 	fy_diag_cfg_default(&dcfg);
 	dcfg.fp = NULL;

@@ -18,7 +18,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if ((r = kp_jsonl_open(fp, "fuzz.jsonl")) != NULL) {
 		int rc, n = 0;
-		while ((rc = kp_jsonl_next(r, &j, &err)) != 0 && n++ < 1000) {
+		/* at most 1000 records; the count first, so no record read is left unfreed */
+		while (n++ < 1000 && (rc = kp_jsonl_next(r, &j, &err)) != 0) {
 			if (rc == 1) {
 				(void)kp_record_profile_dir(j);
 				json_decref(j);

@@ -120,6 +120,34 @@ START_TEST(test_yaml_error_names_file_and_line)
 }
 END_TEST
 
+/* libfyaml 0.7.12 loops for ever on a directive with a byte that is not UTF-8
+ * (found by tests/fuzz; the inputs are kept as tests/fuzz/seeds/NAME/regress-...). */
+START_TEST(test_yaml_not_utf8_is_refused_first)
+{
+	static const struct { const char *text, *msg; } cases[] = {
+		{ "%tru\x9c\x8due", "t.yaml:1:5: not valid UTF-8 (byte 0x9c)" },
+		{ "%a\x98\n---\na: 1\n", "t.yaml:1:3: not valid UTF-8 (byte 0x98)" },
+		{ "a: 1\nb: \xff\n", "t.yaml:2:4: not valid UTF-8 (byte 0xff)" },
+		{ "a: \xc0\xaf\n", "t.yaml:1:4: not valid UTF-8 (byte 0xc0)" },	/* overlong */
+		{ "a: \xed\xa0\x80\n", "t.yaml:1:4: not valid UTF-8 (byte 0xed)" },	/* surrogate */
+	};
+	struct kp_err err;
+	struct fy_document *d;
+	size_t i;
+
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		ck_assert_ptr_null(kp_yaml_load_string(cases[i].text, strlen(cases[i].text),
+		    "t.yaml", &err));
+		ck_assert_int_eq(err.status, KP_EXIT_DATA);
+		ck_assert_str_eq(err.msg, cases[i].msg);
+	}
+	/* UTF-8 itself is fine */
+	d = kp_yaml_load_string("a: \"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"\n", 17, "t.yaml", &err);
+	ck_assert_ptr_nonnull(d);
+	fy_document_destroy(d);
+}
+END_TEST
+
 START_TEST(test_yaml_lookup_and_lines)
 {
 	struct kp_err err;
@@ -191,6 +219,7 @@ io_suite(void)
 	tcase_add_test(tc, test_jsonl_read_records_and_errors);
 	tcase_add_test(tc, test_jsonl_write_compact_sorted);
 	tcase_add_test(tc, test_yaml_error_names_file_and_line);
+	tcase_add_test(tc, test_yaml_not_utf8_is_refused_first);
 	tcase_add_test(tc, test_yaml_lookup_and_lines);
 	tcase_add_test(tc, test_yaml_round_trip_hostile_strings);
 	tcase_add_test(tc, test_strtonum_bounds);
