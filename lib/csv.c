@@ -8,6 +8,8 @@
  * (quoted fields, "" for a quote, newlines inside quotes) in one pass over a
  * fixed-size read buffer; memory is bounded by the longest record.
  */
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -42,6 +44,26 @@ struct kp_csv {
 	char lasterr[512];
 };
 
+/*
+ * The buffer: CHUNK bytes, or less for a regular file smaller than that (a
+ * stage file is 30-160 KB; zeroing 1 MiB for it cost more than parsing it).
+ * It still doubles when a record does not fit, so a file that grows while
+ * it is read is read whole.
+ */
+static size_t
+first_cap(FILE *fp)
+{
+	struct stat st;
+	size_t cap = 4096;
+
+	if (fstat(fileno(fp), &st) != 0 || !S_ISREG(st.st_mode) ||
+	    (unsigned long long)st.st_size >= CHUNK)
+		return CHUNK;
+	while (cap <= (size_t)st.st_size)
+		cap *= 2;
+	return cap < CHUNK ? cap : CHUNK;
+}
+
 struct kp_csv *
 kp_csv_open(FILE *fp, const char *name)
 {
@@ -51,7 +73,7 @@ kp_csv_open(FILE *fp, const char *name)
 		return NULL;
 	c->fp = fp;
 	c->name = strdup(name ? name : "<stdin>");
-	c->cap = CHUNK;
+	c->cap = first_cap(fp);
 	c->buf = calloc(1, c->cap + 1 + PAD);
 	c->fcap = 64;
 	c->offs = malloc(c->fcap * sizeof(*c->offs));

@@ -1499,7 +1499,9 @@ static int
 raw_units(struct ex *x, struct kp_csv *c, char **hdr, size_t nh, size_t first,
     struct kp_err *err)
 {
-	size_t i;
+	/* a page has thousands of columns and a few dozen distinct units */
+	struct { const char *s; struct kp_unit u; } seen[32];
+	size_t i, j, nseen = 0;
 
 	if ((x->cols = calloc(nh, sizeof(*x->cols))) == NULL ||
 	    (x->keycols = calloc(nh, sizeof(*x->keycols))) == NULL)
@@ -1513,7 +1515,17 @@ raw_units(struct ex *x, struct kp_csv *c, char **hdr, size_t nh, size_t first,
 		cl->key = -2;
 		if (i < first)
 			continue;
-		kp_unit_parse(f->s, &u);
+		for (j = 0; j < nseen && strcmp(seen[j].s, f->s) != 0; j++)
+			;
+		if (j < nseen)
+			u = seen[j].u;
+		else {
+			kp_unit_parse(f->s, &u);
+			if (nseen < sizeof seen / sizeof seen[0]) {
+				seen[nseen].s = f->s;	/* the units record stays in place */
+				seen[nseen++].u = u;
+			}
+		}
 		cl->scale = u.scale;
 		cl->known = u.known;
 		if ((cl->unit = strdup(u.known ? u.base : f->s)) == NULL)
@@ -1896,16 +1908,30 @@ kp_kernel_function(const char *name)
  */
 #define TILE 64
 static int
+by_name(const void *a, const void *b)
+{
+	return strcmp((*(struct metric *const *)a)->name, (*(struct metric *const *)b)->name);
+}
+
+/*
+ * The medians go into met and units in name order: jansson dumps an object's
+ * keys in the order they were set, so metrics_all.json, the bulk of what
+ * kp-extract writes, needs no JSON_SORT_KEYS (a sort of 4,400 keys).
+ */
+static int
 metrics_json(struct kernel *k, json_t *met, json_t *units)
 {
-	double *col;
-	size_t cnt[TILE], m0, j, s;
+	double *col, *med = NULL;
+	struct metric **order = NULL;
+	size_t cnt[TILE], m0, j, s, n = 0;
 	int rc = -1;
 
 	if (k->nm == 0 || k->nsamp == 0)
 		return 0;
-	if ((col = malloc((size_t)TILE * k->nsamp * sizeof(*col))) == NULL)
-		return -1;
+	if ((col = malloc((size_t)TILE * k->nsamp * sizeof(*col))) == NULL ||
+	    (med = malloc(k->nm * sizeof(*med))) == NULL ||
+	    (order = malloc(k->nm * sizeof(*order))) == NULL)
+		goto out;
 	for (m0 = 0; m0 < k->nm; m0 += TILE) {
 		size_t nt = k->nm - m0 < TILE ? k->nm - m0 : TILE;
 
@@ -1921,18 +1947,22 @@ metrics_json(struct kernel *k, json_t *met, json_t *units)
 					    cell_value(b, cells[j]);
 		}
 		for (j = 0; j < nt; j++) {
-			struct metric *m = &k->m[m0 + j];
-
 			if (cnt[j] == 0)
 				continue;
-			if (jset(met, m->name, jnum(median(col + j * k->nsamp, cnt[j]))) < 0 ||
-			    jset(units, m->name, json_string(m->unit)) < 0)
-				goto out;
+			med[m0 + j] = median(col + j * k->nsamp, cnt[j]);
+			order[n++] = &k->m[m0 + j];
 		}
 	}
+	qsort(order, n, sizeof(*order), by_name);
+	for (j = 0; j < n; j++)
+		if (jset(met, order[j]->name, jnum(med[order[j] - k->m])) < 0 ||
+		    jset(units, order[j]->name, json_string(order[j]->unit)) < 0)
+			goto out;
 	rc = 0;
 out:
 	free(col);
+	free(med);
+	free(order);
 	return rc;
 }
 
@@ -2207,7 +2237,9 @@ kp_extract_to_dir(const char *const *paths, size_t npaths, const char *outdir,
 	if (kp_atomic_open(&b, apath, err) < 0)
 		goto fail;
 	opened = 2;
-	if (kp_atomic_put_json(&b, sall, flags, err) < 0 || kp_atomic_open(&c, spath, err) < 0)
+	/* keys already in order (kp_summary_split, metrics_json): no sort */
+	if (kp_atomic_put_json(&b, sall, flags & ~(size_t)JSON_SORT_KEYS, err) < 0 ||
+	    kp_atomic_open(&c, spath, err) < 0)
 		goto fail;
 	opened = 3;
 	if (kp_atomic_put_json(&c, sshort, flags, err) < 0)

@@ -72,7 +72,8 @@ kp_summary_split(json_t *summary, json_t **short_out, json_t **all_out)
 	s = json_copy(summary);
 	sk = json_array();
 	ak = json_array();
-	a = json_pack("{s:s, s:o}", "schema", "kp-metrics-all/1", "kernels", ak);
+	/* keys set in name order: metrics_all.json is dumped without a sort */
+	a = json_pack("{s:o, s:s}", "kernels", ak, "schema", "kp-metrics-all/1");
 	if (s == NULL || sk == NULL || a == NULL || json_object_set_new(s, "kernels", sk) < 0 ||
 	    json_object_set_new(s, "metrics_all", json_string(KP_METRICS_ALL)) < 0)
 		goto fail;
@@ -81,8 +82,8 @@ kp_summary_split(json_t *summary, json_t **short_out, json_t **all_out)
 		json_t *c = json_copy(k);
 
 		if (c == NULL || json_array_append_new(sk, c) < 0 ||
-		    json_array_append_new(ak, json_pack("{s:O?, s:O?, s:O?}", "name",
-		    json_object_get(k, "name"), "metrics", met, "units", units)) < 0)
+		    json_array_append_new(ak, json_pack("{s:O?, s:O?, s:O?}", "metrics", met,
+		    "name", json_object_get(k, "name"), "units", units)) < 0)
 			goto fail;
 		if (json_is_object(met) && json_object_set_new(c, "metrics", key_only(met)) < 0)
 			goto fail;
