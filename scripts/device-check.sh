@@ -136,6 +136,40 @@ printf '%-12s rc=%-3s %6ss  %s\n' demo "$rc" "$t" "$(cat "$out/logs/demo.jsonl")
 dd=$(ls -d "$work"/demo/hgemm_byzj_v0_* 2>/dev/null | head -1)
 [ -n "$dd" ] && cp -r "$dd" "$out/profiles/demo"
 
+# The offline pipeline on the captured hgemm_v0 files, as make bench runs it
+# (extract 7 stage files, hotspots, decide, report): median of 21 runs; and
+# start-up: 200 runs of kp-decide --version against /bin/true.
+fix=$top/tests/fixtures/h200/hgemm_v0
+stages=$(ls "$fix"/*_raw.csv | grep -v import_)
+: >"$out/logs/pipe.times"
+i=0
+while [ $i -lt 21 ]; do
+	rm -rf pipe
+	t0=$(now)
+	# shellcheck disable=SC2086
+	kp-extract -o pipe/details $stages >/dev/null &&
+	kp-hotspots -o pipe/details/source_hotspots.csv "$fix/source_cuda_sass.csv" >/dev/null &&
+	kp-decide --metrics pipe/details/metrics_summary.json -o pipe/details/bottleneck_decision.json >/dev/null &&
+	kp-report pipe >/dev/null || echo "pipeline failed" >&2
+	awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.2f\n", (b - a) * 1000 }' >>"$out/logs/pipe.times"
+	i=$((i + 1))
+done
+med=$(sort -n "$out/logs/pipe.times" | sed -n 11p)
+loop() {	# loop N CMD...: mean ms of one run
+	n=$1
+	shift
+	t0=$(now)
+	j=0
+	while [ $j -lt "$n" ]; do "$@" >/dev/null; j=$((j + 1)); done
+	awk -v a="$t0" -v b="$(now)" -v n="$n" 'BEGIN { printf "%.2f", (b - a) * 1000 / n }'
+}
+printf '%-12s median %s ms of 21 (final_report.md %s)  --version %s ms, /bin/true %s ms (200 runs)\n' \
+    pipeline "$med" "$(test -s pipe/final_report.md && echo written || echo MISSING)" \
+    "$(loop 200 kp-decide --version)" "$(loop 200 /bin/true)" >>"$table"
+printf '  summary %s bytes, metrics_all %s bytes (live cuda_all)\n' \
+    "$(wc -c <"$pd/details/metrics_summary.json" 2>/dev/null)" \
+    "$(wc -c <"$pd/details/metrics_all.json" 2>/dev/null)" >>"$table"
+
 echo
 echo "kp device check ($(sed -n 's/^Version //p' "$out/logs/versions.txt" | head -1); $(tail -1 "$out/logs/versions.txt"))"
 cat "$table"
