@@ -16,6 +16,9 @@ if ! command -v "$CLANG" >/dev/null 2>&1; then
 fi
 out=build/fuzz
 mkdir -p "$out" tests/fuzz/crashes
+# a known leak inside libfyaml itself (tests/fuzz/lsan.supp says which)
+LSAN_OPTIONS="suppressions=$top/tests/fuzz/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+export LSAN_OPTIONS
 flags="-std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -DKP_VERSION=\"fuzz\" -DKP_DATADIR=\"/nonexistent\" -g -O1 -fsanitize=fuzzer,address,undefined -Ilib $(pkg-config --cflags libfyaml jansson)"
 libs="$(pkg-config --libs libfyaml jansson) -lm"
 status=0
