@@ -115,18 +115,12 @@ kp_write_file_atomic(const char *path, const char *data, size_t len, struct kp_e
 int
 kp_atomic_put_json(struct kp_atomic *a, json_t *j, size_t flags, struct kp_err *err)
 {
-	/* One buffer, one write: json_dumpf() makes an fwrite() call per token. */
-	char *s = json_dumps(j, flags);
-	size_t n;
-	int bad;
-
-	if (s == NULL)
-		return kp_errf(err, KP_EXIT_ENV, "%s: out of memory", a->path);
-	n = strlen(s);
-	s[n] = '\n';		/* over the NUL: the length is known */
-	bad = fwrite(s, 1, n + 1, a->fp) != n + 1;
-	free(s);
-	if (bad)
+	/*
+	 * Streamed through the FILE buffer: json_dumps() into one buffer first
+	 * touched ~100 more fresh pages for a 333 KB file, and a page fault
+	 * costs more here than the fwrite() calls it saves.
+	 */
+	if (json_dumpf(j, a->fp, flags) != 0 || fputc('\n', a->fp) == EOF)
 		return kp_errf(err, KP_EXIT_ENV, "%s: %s", a->path, strerror(errno ? errno : EIO));
 	return 0;
 }
