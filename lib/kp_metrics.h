@@ -17,10 +17,12 @@ json_t *kp_extract_files(const char *const *paths, size_t npaths, int all_metric
     json_t **launches_out, struct kp_err *err);
 
 /*
- * The same, then write OUTDIR/metrics_summary.json (the key metrics only, see
- * kp_summary_split), OUTDIR/metrics_all.json and OUTDIR/metrics_extracted.jsonl
- * atomically (all three or none).  profile_dir (may be NULL) is added to every
- * JSONL record.  Returns the whole summary (new reference) or NULL.
+ * The same, then write OUTDIR/metrics_summary.json (each kernel's "metrics" and
+ * "units" cut to the key metrics, kp_key_metric; "metrics_all" names the other
+ * file), OUTDIR/metrics_all.json (schema "kp-metrics-all/1": the kernels in the
+ * same order with every metric) and OUTDIR/metrics_extracted.jsonl atomically
+ * (all three or none).  profile_dir (may be NULL) is added to every JSONL
+ * record.  Returns the summary written (new reference) or NULL.
  */
 json_t *kp_extract_to_dir(const char *const *paths, size_t npaths, const char *outdir,
     const char *profile_dir, int all_metrics, struct kp_err *err);
@@ -36,12 +38,6 @@ int kp_metric_feeds_summary(const char *metric);
  * a summary key's source, a launch__ metric, or one kp's rules and derived
  * quantities read. */
 int kp_key_metric(const char *name);
-
-/* Split a whole summary into the short one written as metrics_summary.json
- * (each kernel's "metrics"/"units" cut to the key metrics, "metrics_all" naming
- * the other file) and the metrics_all.json object (schema "kp-metrics-all/1",
- * kernels in the same order with their whole maps).  New references; -1 nomem. */
-int kp_summary_split(json_t *summary, json_t **short_out, json_t **all_out);
 
 /* Whether a kernel of a loaded summary lacks metrics that metrics_all.json has. */
 int kp_summary_partial(json_t *kernel);

@@ -291,6 +291,9 @@ struct kernel {
 	size_t colfile;
 	char *jname;		/* the name as a JSON string, for metrics_extracted.jsonl */
 	int jstate;		/* 0 not yet, 1 jname set, -1 jansson refuses the name */
+	double *med;		/* kernel_medians(): by metric index */
+	struct metric **order;	/* the metrics with a value, by name */
+	size_t nmed;
 };
 
 struct col {			/* a metric column of a raw page */
@@ -316,6 +319,7 @@ struct launch {
 
 struct ex {
 	struct kp_arena arena;	/* the kernels' sample blocks */
+	int short_maps;		/* kernels' metrics: the key ones (metrics_all.json has all) */
 	struct kernel **k;
 	size_t nk, kcap;
 	struct kernel **kslot;
@@ -483,6 +487,8 @@ kernel_free(struct kernel *k)
 	free(k->device);
 	free(k->cc);
 	free(k->jname);
+	free(k->med);
+	free(k->order);
 	free(k->name);
 	free(k);
 }
@@ -1914,24 +1920,25 @@ by_name(const void *a, const void *b)
 }
 
 /*
- * The medians go into met and units in name order: jansson dumps an object's
- * keys in the order they were set, so metrics_all.json, the bulk of what
- * kp-extract writes, needs no JSON_SORT_KEYS (a sort of 4,400 keys).
+ * Each metric's median over the kept launches (k->med, by metric index) and
+ * the metrics that have one, in name order (k->order): jansson dumps an
+ * object's keys in the order they were set, and metrics_all.json is written
+ * in that order.  Computed once; -1 out of memory.
  */
 static int
-metrics_json(struct kernel *k, json_t *met, json_t *units)
+kernel_medians(struct kernel *k)
 {
-	double *col, *med = NULL;
-	struct metric **order = NULL;
-	size_t cnt[TILE], m0, j, s, n = 0;
-	int rc = -1;
+	double *col;
+	size_t cnt[TILE], m0, j, s;
 
-	if (k->nm == 0 || k->nsamp == 0)
+	if (k->med != NULL || k->nm == 0 || k->nsamp == 0)
 		return 0;
 	if ((col = malloc((size_t)TILE * k->nsamp * sizeof(*col))) == NULL ||
-	    (med = malloc(k->nm * sizeof(*med))) == NULL ||
-	    (order = malloc(k->nm * sizeof(*order))) == NULL)
-		goto out;
+	    (k->med = malloc(k->nm * sizeof(*k->med))) == NULL ||
+	    (k->order = malloc(k->nm * sizeof(*k->order))) == NULL) {
+		free(col);
+		return -1;
+	}
 	for (m0 = 0; m0 < k->nm; m0 += TILE) {
 		size_t nt = k->nm - m0 < TILE ? k->nm - m0 : TILE;
 
@@ -1949,21 +1956,33 @@ metrics_json(struct kernel *k, json_t *met, json_t *units)
 		for (j = 0; j < nt; j++) {
 			if (cnt[j] == 0)
 				continue;
-			med[m0 + j] = median(col + j * k->nsamp, cnt[j]);
-			order[n++] = &k->m[m0 + j];
+			k->med[m0 + j] = median(col + j * k->nsamp, cnt[j]);
+			k->order[k->nmed++] = &k->m[m0 + j];
 		}
 	}
-	qsort(order, n, sizeof(*order), by_name);
-	for (j = 0; j < n; j++)
-		if (jset(met, order[j]->name, jnum(med[order[j] - k->m])) < 0 ||
-		    jset(units, order[j]->name, json_string(order[j]->unit)) < 0)
-			goto out;
-	rc = 0;
-out:
 	free(col);
-	free(med);
-	free(order);
-	return rc;
+	qsort(k->order, k->nmed, sizeof(*k->order), by_name);
+	return 0;
+}
+
+/* The medians into met and units: all of them, or the key metrics only. */
+static int
+metrics_json(struct kernel *k, json_t *met, json_t *units, int key_only)
+{
+	size_t j;
+
+	if (kernel_medians(k) < 0)
+		return -1;
+	for (j = 0; j < k->nmed; j++) {
+		const struct metric *m = k->order[j];
+
+		if (key_only && !kp_key_metric(m->name))
+			continue;
+		if (jset(met, m->name, jnum(k->med[m - k->m])) < 0 ||
+		    jset(units, m->name, json_string(m->unit)) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 static json_t *
@@ -2011,8 +2030,8 @@ kernel_json(struct ex *x, struct kernel *k)
 			goto fail;
 	}
 	sampled |= k->launches > k->nsamp;
-	if (metrics_json(k, met, units) < 0 ||
-	    jset(o, "metrics_count", json_integer((json_int_t)json_object_size(met))) < 0)
+	if (metrics_json(k, met, units, x->short_maps) < 0 ||
+	    jset(o, "metrics_count", json_integer((json_int_t)k->nmed)) < 0)
 		goto fail;
 	if (k->nunknown > 1)
 		qsort(k->unknown, k->nunknown, sizeof(*k->unknown), cmpstr);
@@ -2069,9 +2088,93 @@ summary_json(struct ex *x, struct kp_err *err)
 	}
 	s = json_pack("{s:s, s:O, s:o, s:I}", "schema", "kp-metrics-summary/2", "inputs",
 	    x->inputs, "kernels", ks, "primary", (json_int_t)primary);
+	if (s != NULL && x->short_maps &&
+	    json_object_set_new(s, "metrics_all", json_string(KP_METRICS_ALL)) < 0) {
+		json_decref(s);
+		s = NULL;
+	}
 	if (s == NULL)
 		nomem(err);
 	return s;
+}
+
+/*
+ * metrics_all.json written from the kernels' medians, without building 4,400
+ * jansson objects per kernel: byte for byte what json_dumpf(JSON_INDENT(2) |
+ * JSON_SORT_KEYS | JSON_REAL_PRECISION(15)) writes for {"kernels": [{"metrics",
+ * "name", "units"}], "schema"} (names escaped by jansson itself, numbers by
+ * put_num(), as for metrics_extracted.jsonl; tests/unit/check_summary.c
+ * compares the two on real captures).
+ */
+/* s as a JSON string: directly when it needs no escape, else by jansson. */
+static int
+put_jstr(FILE *fp, const char *s)
+{
+	const unsigned char *p;
+	char *e;
+
+	for (p = (const unsigned char *)s; *p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\'; p++)
+		;
+	if (*p == '\0') {
+		putc('"', fp);
+		fputs(s, fp);
+		putc('"', fp);
+		return 0;
+	}
+	if ((e = jesc(s)) == NULL)
+		return -1;
+	fputs(e, fp);
+	free(e);
+	return 0;
+}
+
+static int
+write_all(struct ex *x, FILE *fp, const char *path, struct kp_err *err)
+{
+	char num[64];
+	size_t i, j;
+
+	fputs("{\n  \"kernels\": [", fp);
+	for (i = 0; i < x->nk; i++) {
+		struct kernel *k = x->k[i];
+		int pass;
+
+		if (kernel_medians(k) < 0)
+			return nomem(err);
+		fputs(i > 0 ? ",\n    {\n" : "\n    {\n", fp);
+		for (pass = 0; pass < 2; pass++) {	/* "metrics", then "units" */
+			if (pass == 1) {
+				fputs(",\n      \"name\": ", fp);
+				if (put_jstr(fp, k->name) < 0)
+					return kp_errf(err, KP_EXIT_DATA, "%s: a kernel name jansson"
+					    " refuses", path);
+				fputs(",\n", fp);
+			}
+			fputs(pass == 0 ? "      \"metrics\": {" : "      \"units\": {", fp);
+			for (j = 0; j < k->nmed; j++) {
+				const struct metric *m = k->order[j];
+
+				fputs(j > 0 ? ",\n        " : "\n        ", fp);
+				if (put_jstr(fp, m->name) < 0)
+					return kp_errf(err, KP_EXIT_DATA, "%s: a metric name jansson"
+					    " refuses", path);
+				fputs(": ", fp);
+				if (pass == 0) {
+					*put_num(num, k->med[m - k->m]) = '\0';
+					fputs(num, fp);
+				} else if (put_jstr(fp, m->unit) < 0)
+					return kp_errf(err, KP_EXIT_DATA, "%s: a unit jansson refuses",
+					    path);
+			}
+			fputs(k->nmed > 0 ? "\n      }" : "}", fp);
+		}
+		fputs("\n    }", fp);
+	}
+	fputs(x->nk > 0 ? "\n  ],\n" : "],\n", fp);
+	fputs("  \"schema\": \"kp-metrics-all/1\"\n}\n", fp);
+	if (ferror(fp))
+		return kp_errf(err, KP_EXIT_ENV, "%s: %s", path, strerror(errno ? errno : EIO));
+	return 0;
 }
 
 static void
@@ -2113,7 +2216,8 @@ static int emit_file(json_t *, void *, struct kp_err *);
 
 static json_t *
 extract(const char *const *paths, size_t npaths, int all_metrics,
-    int (*emit)(json_t *, void *, struct kp_err *), void *arg, struct kp_err *err)
+    int (*emit)(json_t *, void *, struct kp_err *), void *arg, struct kp_atomic *all,
+    struct kp_err *err)
 {
 	struct ex x;
 	json_t *s = NULL;
@@ -2121,6 +2225,7 @@ extract(const char *const *paths, size_t npaths, int all_metrics,
 
 	memset(&x, 0, sizeof(x));
 	x.all_metrics = all_metrics;
+	x.short_maps = all != NULL;
 	x.emit = emit;
 	x.arg = arg;
 	if (emit == emit_file) {	/* launch records written by jsonl_launch */
@@ -2150,6 +2255,10 @@ extract(const char *const *paths, size_t npaths, int all_metrics,
 			goto out;
 	}
 	s = summary_json(&x, err);
+	if (s != NULL && all != NULL && write_all(&x, all->fp, all->path, err) < 0) {
+		json_decref(s);
+		s = NULL;
+	}
 out:
 	ex_free(&x);
 	return s;
@@ -2174,7 +2283,7 @@ kp_extract_files(const char *const *paths, size_t npaths, int all_metrics,
 		if ((arr = json_array()) == NULL)
 			return nomem(err), NULL;
 	}
-	s = extract(paths, npaths, all_metrics, arr ? emit_array : NULL, arr, err);
+	s = extract(paths, npaths, all_metrics, arr ? emit_array : NULL, arr, NULL, err);
 	if (s == NULL)
 		json_decref(arr);
 	else if (launches_out != NULL)
@@ -2197,7 +2306,8 @@ emit_file(json_t *rec, void *arg, struct kp_err *err)
 
 /*
  * Three files, all or none: each is written to a temporary name first and the
- * three are renamed into place only when all are written.
+ * three are renamed into place only when all are written.  The summary
+ * returned is the one written, with the key metrics only.
  */
 json_t *
 kp_extract_to_dir(const char *const *paths, size_t npaths, const char *outdir,
@@ -2206,9 +2316,8 @@ kp_extract_to_dir(const char *const *paths, size_t npaths, const char *outdir,
 	struct kp_atomic a, b, c;
 	struct jsonl_out o;
 	char *jpath = NULL, *spath = NULL, *apath = NULL;
-	json_t *s = NULL, *sshort = NULL, *sall = NULL;
+	json_t *s = NULL;
 	int made = 0, opened = 0;
-	const size_t flags = JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(15);
 
 	if (!kp_is_dir(outdir)) {
 		if (kp_mkdirs(outdir, err) < 0)
@@ -2225,24 +2334,19 @@ kp_extract_to_dir(const char *const *paths, size_t npaths, const char *outdir,
 	if (kp_atomic_open(&a, jpath, err) < 0)
 		goto out;
 	opened = 1;
+	if (kp_atomic_open(&b, apath, err) < 0)
+		goto out;
+	opened = 2;
 	o.fp = a.fp;
 	o.profile_dir = profile_dir;
 	o.path = jpath;
-	if ((s = extract(paths, npaths, all_metrics, emit_file, &o, err)) == NULL)
+	if ((s = extract(paths, npaths, all_metrics, emit_file, &o, &b, err)) == NULL)
 		goto out;
-	if (kp_summary_split(s, &sshort, &sall) < 0) {
-		nomem(err);
-		goto fail;
-	}
-	if (kp_atomic_open(&b, apath, err) < 0)
-		goto fail;
-	opened = 2;
-	/* keys already in order (kp_summary_split, metrics_json): no sort */
-	if (kp_atomic_put_json(&b, sall, flags & ~(size_t)JSON_SORT_KEYS, err) < 0 ||
-	    kp_atomic_open(&c, spath, err) < 0)
+	if (kp_atomic_open(&c, spath, err) < 0)
 		goto fail;
 	opened = 3;
-	if (kp_atomic_put_json(&c, sshort, flags, err) < 0)
+	if (kp_atomic_put_json(&c, s, JSON_INDENT(2) | JSON_SORT_KEYS |
+	    JSON_REAL_PRECISION(15), err) < 0)
 		goto fail;
 	opened = 0;
 	if (kp_atomic_commit(&b, err) < 0) {
@@ -2273,8 +2377,6 @@ out:
 		kp_atomic_abort(&a);
 	if (s == NULL && made)
 		rmdir(outdir);
-	json_decref(sshort);
-	json_decref(sall);
 	free(jpath);
 	free(spath);
 	free(apath);

@@ -48,57 +48,6 @@ kp_key_metric(const char *name)
 	    sizeof read_by_kp[0], cmp_name) != NULL;
 }
 
-static json_t *
-key_only(json_t *map)
-{
-	json_t *o = json_object(), *v;
-	const char *k;
-
-	if (o == NULL)
-		return NULL;
-	json_object_foreach(map, k, v)
-		if (kp_key_metric(k) && json_object_set(o, k, v) < 0)
-			return json_decref(o), NULL;
-	return o;
-}
-
-int
-kp_summary_split(json_t *summary, json_t **short_out, json_t **all_out)
-{
-	json_t *ks = json_object_get(summary, "kernels"), *sk, *ak, *s, *a, *k;
-	size_t i;
-
-	*short_out = *all_out = NULL;
-	s = json_copy(summary);
-	sk = json_array();
-	ak = json_array();
-	/* keys set in name order: metrics_all.json is dumped without a sort */
-	a = json_pack("{s:o, s:s}", "kernels", ak, "schema", "kp-metrics-all/1");
-	if (s == NULL || sk == NULL || a == NULL || json_object_set_new(s, "kernels", sk) < 0 ||
-	    json_object_set_new(s, "metrics_all", json_string(KP_METRICS_ALL)) < 0)
-		goto fail;
-	json_array_foreach(ks, i, k) {
-		json_t *met = json_object_get(k, "metrics"), *units = json_object_get(k, "units");
-		json_t *c = json_copy(k);
-
-		if (c == NULL || json_array_append_new(sk, c) < 0 ||
-		    json_array_append_new(ak, json_pack("{s:O?, s:O?, s:O?}", "metrics", met,
-		    "name", json_object_get(k, "name"), "units", units)) < 0)
-			goto fail;
-		if (json_is_object(met) && json_object_set_new(c, "metrics", key_only(met)) < 0)
-			goto fail;
-		if (json_is_object(units) && json_object_set_new(c, "units", key_only(units)) < 0)
-			goto fail;
-	}
-	*short_out = s;
-	*all_out = a;
-	return 0;
-fail:
-	json_decref(s);
-	json_decref(a);
-	return -1;
-}
-
 int
 kp_summary_partial(json_t *kernel)
 {

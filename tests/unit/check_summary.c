@@ -37,49 +37,6 @@ START_TEST(test_summary_key_metric)
 }
 END_TEST
 
-START_TEST(test_summary_split_keeps_every_metric)
-{
-	json_t *s = whole(), *sh, *all, *k, *sk, *ak, *v;
-	const char *name;
-	size_t n_short = 0;
-
-	ck_assert_int_eq(kp_summary_split(s, &sh, &all), 0);
-	k = json_array_get(json_object_get(s, "kernels"), 0);
-	sk = json_array_get(json_object_get(sh, "kernels"), 0);
-	ak = json_array_get(json_object_get(all, "kernels"), 0);
-	ck_assert_str_eq(json_string_value(json_object_get(all, "schema")), "kp-metrics-all/1");
-	ck_assert_str_eq(json_string_value(json_object_get(sh, "metrics_all")), KP_METRICS_ALL);
-	ck_assert_ptr_null(json_object_get(s, "metrics_all"));	/* the input is untouched */
-	/* the capture: 2,207 metrics, every one in metrics_all.json */
-	ck_assert_int_eq(json_object_size(json_object_get(k, "metrics")), 2207);
-	ck_assert_int_eq(json_integer_value(json_object_get(k, "metrics_count")), 2207);
-	ck_assert(json_equal(json_object_get(ak, "metrics"), json_object_get(k, "metrics")));
-	ck_assert(json_equal(json_object_get(ak, "units"), json_object_get(k, "units")));
-	ck_assert(json_equal(json_object_get(ak, "name"), json_object_get(k, "name")));
-	/* the short map: exactly the key metrics, with the same values */
-	json_object_foreach(json_object_get(k, "metrics"), name, v) {
-		json_t *sv = json_object_get(json_object_get(sk, "metrics"), name);
-
-		if (kp_key_metric(name)) {
-			ck_assert_msg(sv != NULL && json_equal(sv, v), "%s", name);
-			n_short++;
-		} else
-			ck_assert_msg(sv == NULL, "%s kept", name);
-	}
-	ck_assert_uint_eq(json_object_size(json_object_get(sk, "metrics")), n_short);
-	ck_assert_uint_eq(json_object_size(json_object_get(sk, "units")), n_short);
-	ck_assert_uint_gt(n_short, 50);
-	ck_assert_uint_lt(n_short, 200);
-	ck_assert(kp_summary_partial(sk));
-	ck_assert(!kp_summary_partial(k));
-	/* the summary itself is the same */
-	ck_assert(json_equal(json_object_get(sk, "summary"), json_object_get(k, "summary")));
-	json_decref(s);
-	json_decref(sh);
-	json_decref(all);
-}
-END_TEST
-
 /* Write the pair into a new folder; returns the summary's path (static). */
 static const char *
 write_pair(char *dir)
@@ -110,6 +67,116 @@ rm_pair(const char *dir)
 	unlink(p);
 	rmdir(dir);
 }
+
+/* What json_dumpf would write for the whole maps of an in-memory summary. */
+static char *
+jansson_all(json_t *whole)
+{
+	json_t *ks = json_array(), *k, *o;
+	size_t i;
+	char *d;
+
+	json_array_foreach(json_object_get(whole, "kernels"), i, k)
+		json_array_append_new(ks, json_pack("{s:O, s:O, s:O}", "name",
+		    json_object_get(k, "name"), "metrics", json_object_get(k, "metrics"),
+		    "units", json_object_get(k, "units")));
+	o = json_pack("{s:s, s:o}", "schema", "kp-metrics-all/1", "kernels", ks);
+	d = json_dumps(o, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(15));
+	json_decref(o);
+	return d;
+}
+
+/*
+ * On real captures (one kernel, three launches, several kernels, a details
+ * page): metrics_all.json is byte for byte jansson's dump of every metric,
+ * and metrics_summary.json's maps are exactly the key metrics of it.
+ */
+START_TEST(test_summary_files_of_real_captures)
+{
+	static const char *const inputs[] = {
+		"/h200/hgemm_v0/full_raw.csv", "/h200/stream_triad/full_raw.csv",
+		"/h200/torch_mix/basic_raw_200.csv", "/h200/triton_hgemm/full_raw.csv",
+		"/h200/hgemm_v0/full_details.csv",
+	};
+	size_t t;
+
+	for (t = 0; t < sizeof inputs / sizeof inputs[0]; t++) {
+		char dir[] = "/tmp/check_summary.XXXXXX", path[512], *want, *got;
+		const char *paths[1] = { path };
+		struct kp_err err;
+		json_t *w, *s, *sh, *all, *k;
+		size_t i, len;
+
+		snprintf(path, sizeof path, "%s%s", KP_FIXTURES, inputs[t]);
+		ck_assert_ptr_nonnull(w = kp_extract_files(paths, 1, 0, NULL, &err));
+		ck_assert_ptr_nonnull(mkdtemp(dir));
+		ck_assert_ptr_nonnull(s = kp_extract_to_dir(paths, 1, dir, NULL, 0, &err));
+		snprintf(path, sizeof path, "%s/metrics_all.json", dir);
+		ck_assert_ptr_nonnull(got = kp_read_file(path, &len, &err));
+		want = jansson_all(w);
+		ck_assert_msg(strcmp(got, want) == 0 || (strlen(want) + 1 == len &&
+		    strncmp(got, want, len - 1) == 0 && got[len - 1] == '\n'),
+		    "%s: metrics_all.json differs from jansson's dump", inputs[t]);
+		ck_assert_ptr_nonnull(all = kp_json_load_file(path, &err));
+		snprintf(path, sizeof path, "%s/metrics_summary.json", dir);
+		ck_assert_ptr_nonnull(sh = kp_json_load_file(path, &err));
+		{	/* the summary returned is the one written */
+			char *d = json_dumps(s, JSON_INDENT(2) | JSON_SORT_KEYS |
+			    JSON_REAL_PRECISION(15)), *f = kp_read_file(path, NULL, &err);
+
+			ck_assert_ptr_nonnull(d);
+			ck_assert_ptr_nonnull(f);
+			ck_assert_uint_eq(strlen(f), strlen(d) + 1);
+			ck_assert(strncmp(f, d, strlen(d)) == 0);
+			free(d);
+			free(f);
+		}
+		ck_assert_str_eq(json_string_value(json_object_get(sh, "metrics_all")),
+		    KP_METRICS_ALL);
+		json_array_foreach(json_object_get(sh, "kernels"), i, k) {
+			json_t *ak = json_array_get(json_object_get(all, "kernels"), i);
+			json_t *am = json_object_get(ak, "metrics"), *v;
+			const char *name;
+			size_t nkey = 0;
+
+			ck_assert(json_equal(json_object_get(ak, "name"), json_object_get(k, "name")));
+			ck_assert_int_eq(json_integer_value(json_object_get(k, "metrics_count")),
+			    json_object_size(am));
+			json_object_foreach(am, name, v) {
+				json_t *sv = json_object_get(json_object_get(k, "metrics"), name);
+
+				if (kp_key_metric(name)) {
+					ck_assert_msg(sv != NULL && json_equal(sv, v), "%s", name);
+					nkey++;
+				} else
+					ck_assert_msg(sv == NULL, "%s kept", name);
+			}
+			ck_assert_uint_eq(json_object_size(json_object_get(k, "metrics")), nkey);
+			ck_assert_uint_eq(json_object_size(json_object_get(k, "units")), nkey);
+			/* the same summary keys as the in-memory extraction */
+			ck_assert(json_equal(json_object_get(json_array_get(json_object_get(s,
+			    "kernels"), i), "summary"), json_object_get(json_array_get(
+			    json_object_get(w, "kernels"), i), "summary")));
+		}
+		/* the full capture: 2,207 metrics, a short map of a few dozen */
+		if (t == 0) {
+			k = kp_summary_primary(sh);
+			ck_assert_int_eq(json_integer_value(json_object_get(k, "metrics_count")), 2207);
+			ck_assert_uint_gt(json_object_size(json_object_get(k, "metrics")), 50);
+			ck_assert_uint_lt(json_object_size(json_object_get(k, "metrics")), 200);
+			ck_assert(kp_summary_partial(k));
+			ck_assert(!kp_summary_partial(kp_summary_primary(w)));
+		}
+		free(got);
+		free(want);
+		json_decref(w);
+		json_decref(s);
+		json_decref(sh);
+		json_decref(all);
+		rm_pair(dir);
+	}
+}
+END_TEST
 
 START_TEST(test_summary_load_all_restores_the_whole)
 {
@@ -196,7 +263,7 @@ summary_suite(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_summary_key_metric);
-	tcase_add_test(tc, test_summary_split_keeps_every_metric);
+	tcase_add_test(tc, test_summary_files_of_real_captures);
 	tcase_add_test(tc, test_summary_load_all_restores_the_whole);
 	tcase_add_test(tc, test_summary_load_all_errors);
 	suite_add_tcase(s, tc);
