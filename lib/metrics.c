@@ -864,6 +864,9 @@ cell_slow(struct launch *l, const char *s, size_t len, double scale, int wide,
  * its value, one correctly rounded division of exact doubles, is the one
  * kp_parse_number and strtod give.
  */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
 static inline int
 cell_parse(struct launch *l, const char *s, size_t len, double scale, uint32_t *cell,
     double *out)
