@@ -32,6 +32,7 @@ struct kp_csv {
 	char *name;
 	char *buf;		/* cap bytes, one for a sentinel quote, PAD */
 	size_t cap;
+	size_t mapped;		/* buf is a kp_populated() mapping of this size, else 0 */
 	size_t rs;		/* where the current record begins */
 	size_t pos, end;	/* unread bytes: buf[pos..end) */
 	int eof;
@@ -74,7 +75,11 @@ kp_csv_open(FILE *fp, const char *name)
 	c->fp = fp;
 	c->name = strdup(name ? name : "<stdin>");
 	c->cap = first_cap(fp);
-	c->buf = calloc(1, c->cap + 1 + PAD);
+	/* a full-size buffer is read into whole: faulted in at once, not page by page */
+	if (c->cap == CHUNK && CHUNK >= 65536 && (c->buf = kp_populated(c->cap + 1 + PAD)) != NULL)
+		c->mapped = c->cap + 1 + PAD;
+	else
+		c->buf = calloc(1, c->cap + 1 + PAD);
 	c->fcap = 64;
 	c->offs = malloc(c->fcap * sizeof(*c->offs));
 	c->fields = malloc(c->fcap * sizeof(*c->fields));
@@ -118,7 +123,10 @@ kp_csv_close(struct kp_csv *c)
 	if (c->own && c->fp)
 		fclose(c->fp);
 	free(c->name);
-	free(c->buf);
+	if (c->mapped)
+		kp_populated_free(c->buf, c->mapped);
+	else
+		free(c->buf);
 	free(c->offs);
 	free(c->fields);
 	free(c);
@@ -147,11 +155,17 @@ more(struct kp_csv *c)
 		char *nb;
 
 		if (c->cap > (size_t)1 << 40 ||
-		    (nb = realloc(c->buf, 2 * c->cap + 1 + PAD)) == NULL) {
+		    (nb = c->mapped ? malloc(2 * c->cap + 1 + PAD) :
+		    realloc(c->buf, 2 * c->cap + 1 + PAD)) == NULL) {
 			errno = ENOMEM;
 			return -1;
 		}
 		memset(nb + c->cap, 0, c->cap + 1 + PAD);
+		if (c->mapped) {	/* the mapping is left for the heap */
+			memcpy(nb, c->buf, c->cap);
+			kp_populated_free(c->buf, c->mapped);
+			c->mapped = 0;
+		}
 		c->buf = nb;
 		c->cap *= 2;
 	}

@@ -85,6 +85,9 @@ struct kp_arena {
 /* n bytes, 16-aligned, or NULL (out of memory, or n too big for a chunk). */
 void *kp_arena_alloc(struct kp_arena *a, size_t n);
 void kp_arena_free(struct kp_arena *a);
+/* n zeroed bytes mapped and faulted in at once (NULL when mmap fails), and back. */
+void *kp_populated(size_t n);
+void kp_populated_free(void *p, size_t n);
 
 /* ---- utf8.c ---- */
 

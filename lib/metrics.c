@@ -1932,14 +1932,21 @@ static int
 kernel_medians(struct kernel *k)
 {
 	double *col;
-	size_t cnt[TILE], m0, j, s;
+	size_t cnt[TILE], m0, j, s, colsize;
+	int mapped;
 
 	if (k->med != NULL || k->nm == 0 || k->nsamp == 0)
 		return 0;
-	if ((col = malloc((size_t)TILE * k->nsamp * sizeof(*col))) == NULL ||
+	/* up to 512 KB, written whole: faulted in at once when big */
+	colsize = (size_t)TILE * k->nsamp * sizeof(*col);
+	mapped = colsize >= ((size_t)128 << 10) && (col = kp_populated(colsize)) != NULL;
+	if ((!mapped && (col = malloc(colsize)) == NULL) ||
 	    (k->med = malloc(k->nm * sizeof(*k->med))) == NULL ||
 	    (k->order = malloc(k->nm * sizeof(*k->order))) == NULL) {
-		free(col);
+		if (mapped)
+			kp_populated_free(col, colsize);
+		else
+			free(col);
 		return -1;
 	}
 	for (m0 = 0; m0 < k->nm; m0 += TILE) {
@@ -1963,7 +1970,10 @@ kernel_medians(struct kernel *k)
 			k->order[k->nmed++] = &k->m[m0 + j];
 		}
 	}
-	free(col);
+	if (mapped)
+		kp_populated_free(col, colsize);
+	else
+		free(col);
 	qsort(k->order, k->nmed, sizeof(*k->order), by_name);
 	return 0;
 }
