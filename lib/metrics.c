@@ -790,9 +790,10 @@ cell_value(const struct block *b, uint32_t c)
 }
 
 /*
- * [-]digits with commas and one point whose digits make less than 2^53, with
- * at most 22 after the point: the correctly rounded double in one division
- * of exact doubles (Clinger's fast path), as kp_parse_number; -1 otherwise.
+ * [-]digits with commas and one point: the correctly rounded double, as
+ * strtod gives it.  Digits below 2^53 with at most 22 after the point: one
+ * division of exact doubles (Clinger's fast path); up to 2^64:
+ * kp_decimal_exact(); -1 otherwise.
  */
 static int
 wide_decimal(const char *s, size_t len, double *out)
@@ -802,23 +803,27 @@ wide_decimal(const char *s, size_t len, double *out)
 	uint64_t acc = 0;
 	unsigned nfrac = 0, dot = 0;
 
+	int wide = 0;
+
 	for (; i < len; i++) {
 		uint64_t d = (uint64_t)(unsigned char)s[i] - '0';
 
 		if (d < 10) {
+			if (acc > (UINT64_MAX - 9) / 10)
+				return -1;
 			acc = acc * 10 + d;
 			nfrac += dot;
-			if (acc >= (uint64_t)1 << 53)
-				return -1;
+			wide |= acc >= (uint64_t)1 << 53;
 		} else if (s[i] == '.' && !dot) {
 			dot = 1;
 		} else if (s[i] != ',' || dot) {
 			return -1;
 		}
 	}
-	if (nfrac > 22)
+	if (!wide && nfrac <= 22)
+		*out = (double)acc / (nfrac < 16 ? p10[nfrac] : e[nfrac - 16]);
+	else if (kp_decimal_exact(acc, nfrac, out) < 0)
 		return -1;
-	*out = (double)acc / (nfrac < 16 ? p10[nfrac] : e[nfrac - 16]);
 	if (s[0] == '-')
 		*out = -*out;
 	return 0;

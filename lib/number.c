@@ -1,5 +1,6 @@
 /* number.c: numbers as ncu prints them ("1,918,432", "89.46", "n/a", "-"). */
 #include <ctype.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,4 +125,45 @@ kp_median(double *v, size_t n)
 	if (n % 2)
 		return v[n / 2];
 	return (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
+/*
+ * m x 10^-k, correctly rounded, for the wide decimals of ncu's rates
+ * ("1,069,344,930,596,154.88": more significant digits than a double holds).
+ * With k = 0 it is one conversion of a 64-bit integer, which rounds once.
+ * Otherwise, where long double has a 64-bit mantissa (x86), m and 10^k (k <= 27:
+ * 5^27 < 2^64) are exact long doubles and one division rounds once to 64 bits;
+ * rounding that to a double rounds twice, which can differ from rounding once
+ * only when the 11 bits between the two precisions land exactly on the
+ * halfway pattern.  That case (about 1 in 2,048) and anything else is left
+ * to strtod: -1.
+ */
+int
+kp_decimal_exact(unsigned long long m, unsigned k, double *out)
+{
+	if (k == 0) {
+		*out = (double)m;
+		return 0;
+	}
+#if LDBL_MANT_DIG == 64
+	if (k <= 27) {
+		static const long double p10[] = { 1e0L, 1e1L, 1e2L, 1e3L, 1e4L, 1e5L,
+			1e6L, 1e7L, 1e8L, 1e9L, 1e10L, 1e11L, 1e12L, 1e13L, 1e14L, 1e15L,
+			1e16L, 1e17L, 1e18L, 1e19L, 1e20L, 1e21L, 1e22L, 1e23L, 1e24L,
+			1e25L, 1e26L, 1e27L };
+		long double q = (long double)m / p10[k], f;
+		int e;
+
+		if (q == 0) {
+			*out = 0;
+			return 0;
+		}
+		f = frexpl(q, &e);	/* q = f * 2^e, f in [0.5, 1) */
+		if (((unsigned long long)ldexpl(f, 64) & 0x7ff) == 0x400)
+			return -1;
+		*out = (double)q;
+		return 0;
+	}
+#endif
+	return -1;
 }

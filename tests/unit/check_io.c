@@ -142,7 +142,11 @@ START_TEST(test_yaml_not_utf8_is_refused_first)
 		ck_assert_str_eq(err.msg, cases[i].msg);
 	}
 	/* UTF-8 itself is fine */
-	d = kp_yaml_load_string("a: \"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"\n", 17, "t.yaml", &err);
+	{
+		const char *good = "a: \"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"\n";
+
+		d = kp_yaml_load_string(good, strlen(good), "t.yaml", &err);
+	}
 	ck_assert_ptr_nonnull(d);
 	fy_document_destroy(d);
 }

@@ -1,5 +1,6 @@
 /* Unit tests for number.c and units.c: what ncu prints, in base units. */
 #include <math.h>
+#include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,6 +104,91 @@ unit_is(const char *u, double scale, const char *base)
 	ck_assert_str_eq(x.base, base);
 }
 
+/*
+ * kp_decimal_exact against strtod: 400,000 random 54-64-bit mantissas with 0 to
+ * 27 digits after the point, the wide rates of a real capture, and values that
+ * lie exactly halfway between two doubles (the case double rounding gets
+ * wrong: it must be refused or right).  Bit for bit.
+ */
+static unsigned long long
+xrand(unsigned long long *st)
+{
+	*st ^= *st << 13;
+	*st ^= *st >> 7;
+	*st ^= *st << 17;
+	return *st;
+}
+
+static void
+exact_vs_strtod(unsigned long long m, unsigned k, unsigned *refused)
+{
+	char digits[32], text[64];
+	size_t n;
+	double got, want;
+
+	n = (size_t)snprintf(digits, sizeof digits, "%llu", m);
+	if (k >= n) {	/* 0.000ddd */
+		size_t z = k - n;
+
+		text[0] = '0';
+		text[1] = '.';
+		memset(text + 2, '0', z);
+		memcpy(text + 2 + z, digits, n + 1);
+	} else if (k == 0)
+		memcpy(text, digits, n + 1);
+	else {
+		memcpy(text, digits, n - k);
+		text[n - k] = '.';
+		memcpy(text + n - k + 1, digits + n - k, k + 1);
+	}
+	want = strtod(text, NULL);
+	if (kp_decimal_exact(m, k, &got) < 0) {
+		(*refused)++;
+		return;
+	}
+	ck_assert_msg(memcmp(&got, &want, sizeof got) == 0, "%s: %.17g, strtod %.17g", text,
+	    got, want);
+}
+
+START_TEST(test_number_wide_decimals_exact)
+{
+	static const struct { unsigned long long m; unsigned k; } cases[] = {
+		{ 12961756734498847ULL, 2 },	/* 129,617,567,344,988.47 (full_raw.csv) */
+		{ 106934493059615488ULL, 2 },	/* 1,069,344,930,596,154.88 */
+		{ 17109518889538478ULL, 0 },	/* 17,109,518,889,538,478 */
+		{ 90071992547409925ULL, 1 },	/* 2^53 + 0.5: a halfway value */
+		{ 90071992547409935ULL, 1 },	/* 2^53 + 1.5 */
+		{ 18014398509481985ULL, 0 },	/* 2^54 + 1: halfway, an integer */
+		{ 18446744073709551615ULL, 0 }, { 18446744073709551615ULL, 27 },
+		{ 9007199254740993ULL, 0 }, { 1ULL, 27 }, { 0ULL, 5 },
+	};
+	unsigned long long st = 0x9e3779b97f4a7c15ULL;
+	unsigned refused = 0, i;
+
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		exact_vs_strtod(cases[i].m, cases[i].k, &refused);
+	for (i = 0; i < 400000; i++) {
+		unsigned bits = 54 + (unsigned)(xrand(&st) % 11);
+		unsigned long long m = xrand(&st) >> (64 - bits);
+
+		exact_vs_strtod(m | 1ULL << (bits - 1), (unsigned)(xrand(&st) % 28), &refused);
+	}
+	/* halfway values built on purpose: (2j + 1) * 2^(e - 1) over 10^k */
+	for (i = 0; i < 2000; i++) {
+		unsigned long long m = (xrand(&st) >> 12) | 1ULL << 52;	/* 53 bits */
+		unsigned long long half = m * 2 + 1;			/* 54 bits, odd */
+
+		exact_vs_strtod(half * 5, 1, &refused);			/* half / 2 */
+		exact_vs_strtod(half * 25, 2, &refused);		/* half / 4 */
+	}
+#if LDBL_MANT_DIG == 64
+	/* refusals are the rare halfway patterns, not the rule */
+	ck_assert_msg(refused < 1000 + 4000, "refused %u", refused);
+	ck_assert_msg(refused >= 4000, "the halfway values were not refused: %u", refused);
+#endif
+}
+END_TEST
+
 START_TEST(test_units_time_to_ns)
 {
 	unit_is("ns", 1, "ns");
@@ -161,6 +247,7 @@ number_suite(void)
 	tcase_add_test(tc, test_number_missing_and_bad);
 	tcase_add_test(tc, test_number_dim3_and_median);
 	tcase_add_test(tc, test_number_fast_path_matches_strtod);
+	tcase_add_test(tc, test_number_wide_decimals_exact);
 	tcase_add_test(tc, test_units_time_to_ns);
 	tcase_add_test(tc, test_units_bytes_rates_and_frequency);
 	tcase_add_test(tc, test_units_unknown_kept);
