@@ -59,7 +59,7 @@ struct kp_atomic {
 };
 int kp_atomic_open(struct kp_atomic *a, const char *path, struct kp_err *err);
 int kp_atomic_commit(struct kp_atomic *a, struct kp_err *err);	/* flush, close, rename */
-void kp_atomic_abort(struct kp_atomic *a);	/* close, unlink the temporary */
+void kp_atomic_abort(struct kp_atomic *a);	/* close, unlink the temporary; no-op when zeroed or committed */
 /* json_dumps(j, flags) and a newline into the open temporary file. */
 int kp_atomic_put_json(struct kp_atomic *a, json_t *j, size_t flags, struct kp_err *err);
 int kp_write_file_atomic(const char *path, const char *data, size_t len, struct kp_err *err);

@@ -2331,12 +2331,15 @@ json_t *
 kp_extract_to_dir(const char *const *paths, size_t npaths, const char *outdir,
     const char *profile_dir, int all_metrics, struct kp_err *err)
 {
-	struct kp_atomic a, b, c;
+	struct kp_atomic a, b, c;	/* aborting one unopened or committed is a no-op */
 	struct jsonl_out o;
 	char *jpath = NULL, *spath = NULL, *apath = NULL;
 	json_t *s = NULL;
-	int made = 0, opened = 0;
+	int made = 0;
 
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	memset(&c, 0, sizeof(c));
 	if (!kp_is_dir(outdir)) {
 		if (kp_mkdirs(outdir, err) < 0)
 			return NULL;
@@ -2349,31 +2352,17 @@ kp_extract_to_dir(const char *const *paths, size_t npaths, const char *outdir,
 		nomem(err);
 		goto out;
 	}
-	if (kp_atomic_open(&a, jpath, err) < 0)
+	if (kp_atomic_open(&a, jpath, err) < 0 || kp_atomic_open(&b, apath, err) < 0)
 		goto out;
-	opened = 1;
-	if (kp_atomic_open(&b, apath, err) < 0)
-		goto out;
-	opened = 2;
 	o.fp = a.fp;
 	o.profile_dir = profile_dir;
 	o.path = jpath;
 	if ((s = extract(paths, npaths, all_metrics, emit_file, &o, &b, err)) == NULL)
 		goto out;
-	if (kp_atomic_open(&c, spath, err) < 0)
+	if (kp_atomic_open(&c, spath, err) < 0 || kp_atomic_put_json(&c, s, JSON_INDENT(2) |
+	    JSON_SORT_KEYS | JSON_REAL_PRECISION(15), err) < 0 || kp_atomic_commit(&b, err) < 0)
 		goto fail;
-	opened = 3;
-	if (kp_atomic_put_json(&c, s, JSON_INDENT(2) | JSON_SORT_KEYS |
-	    JSON_REAL_PRECISION(15), err) < 0)
-		goto fail;
-	opened = 0;
-	if (kp_atomic_commit(&b, err) < 0) {
-		kp_atomic_abort(&c);
-		kp_atomic_abort(&a);
-		goto fail;
-	}
 	if (kp_atomic_commit(&c, err) < 0) {
-		kp_atomic_abort(&a);
 		unlink(apath);
 		goto fail;
 	}
@@ -2387,12 +2376,9 @@ fail:
 	json_decref(s);
 	s = NULL;
 out:
-	if (opened >= 3)
-		kp_atomic_abort(&c);
-	if (opened >= 2)
-		kp_atomic_abort(&b);
-	if (opened >= 1)
-		kp_atomic_abort(&a);
+	kp_atomic_abort(&c);
+	kp_atomic_abort(&b);
+	kp_atomic_abort(&a);
 	if (s == NULL && made)
 		rmdir(outdir);
 	free(jpath);
