@@ -191,8 +191,9 @@ place() {
 # Each driver runs in a fresh folder: drv_PROG_INPUT CASE; sets $watch (sentinel
 # files) and $named (what the message must name); exit status of the program.
 drv_extract_raw() {
-	place raw "$1" in.csv; mkdir -p out; echo GOOD >out/metrics_summary.json
-	watch=out/metrics_summary.json named=in.csv
+	place raw "$1" in.csv; mkdir -p out
+	echo GOOD >out/metrics_summary.json; echo GOOD >out/metrics_all.json
+	watch="out/metrics_summary.json out/metrics_all.json" named=in.csv
 	kp-extract -o out in.csv >stdout 2>stderr
 }
 drv_hotspots_source() {
