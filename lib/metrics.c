@@ -2146,46 +2146,53 @@ put_jstr(FILE *fp, const char *s)
 	return 0;
 }
 
+/* A kernel's "metrics" (values) or "units" map, indented as jansson does. */
+static int
+write_map(FILE *fp, const struct kernel *k, int units, const char *path, struct kp_err *err)
+{
+	char num[64];
+	size_t j;
+
+	fputs(units ? "      \"units\": {" : "      \"metrics\": {", fp);
+	for (j = 0; j < k->nmed; j++) {
+		const struct metric *m = k->order[j];
+
+		fputs(j > 0 ? ",\n        " : "\n        ", fp);
+		if (put_jstr(fp, m->name) < 0)
+			return kp_errf(err, KP_EXIT_DATA, "%s: a metric name jansson refuses", path);
+		fputs(": ", fp);
+		if (units) {
+			if (put_jstr(fp, m->unit) < 0)
+				return kp_errf(err, KP_EXIT_DATA, "%s: a unit jansson refuses", path);
+		} else {
+			*put_num(num, k->med[m - k->m]) = '\0';
+			fputs(num, fp);
+		}
+	}
+	fputs(k->nmed > 0 ? "\n      }" : "}", fp);
+	return 0;
+}
+
 static int
 write_all(struct ex *x, FILE *fp, const char *path, struct kp_err *err)
 {
-	char num[64];
-	size_t i, j;
+	size_t i;
 
 	fputs("{\n  \"kernels\": [", fp);
 	for (i = 0; i < x->nk; i++) {
 		struct kernel *k = x->k[i];
-		int pass;
 
 		if (kernel_medians(k) < 0)
 			return nomem(err);
 		fputs(i > 0 ? ",\n    {\n" : "\n    {\n", fp);
-		for (pass = 0; pass < 2; pass++) {	/* "metrics", then "units" */
-			if (pass == 1) {
-				fputs(",\n      \"name\": ", fp);
-				if (put_jstr(fp, k->name) < 0)
-					return kp_errf(err, KP_EXIT_DATA, "%s: a kernel name jansson"
-					    " refuses", path);
-				fputs(",\n", fp);
-			}
-			fputs(pass == 0 ? "      \"metrics\": {" : "      \"units\": {", fp);
-			for (j = 0; j < k->nmed; j++) {
-				const struct metric *m = k->order[j];
-
-				fputs(j > 0 ? ",\n        " : "\n        ", fp);
-				if (put_jstr(fp, m->name) < 0)
-					return kp_errf(err, KP_EXIT_DATA, "%s: a metric name jansson"
-					    " refuses", path);
-				fputs(": ", fp);
-				if (pass == 0) {
-					*put_num(num, k->med[m - k->m]) = '\0';
-					fputs(num, fp);
-				} else if (put_jstr(fp, m->unit) < 0)
-					return kp_errf(err, KP_EXIT_DATA, "%s: a unit jansson refuses",
-					    path);
-			}
-			fputs(k->nmed > 0 ? "\n      }" : "}", fp);
-		}
+		if (write_map(fp, k, 0, path, err) < 0)
+			return -1;
+		fputs(",\n      \"name\": ", fp);
+		if (put_jstr(fp, k->name) < 0)
+			return kp_errf(err, KP_EXIT_DATA, "%s: a kernel name jansson refuses", path);
+		fputs(",\n", fp);
+		if (write_map(fp, k, 1, path, err) < 0)
+			return -1;
 		fputs("\n    }", fp);
 	}
 	fputs(x->nk > 0 ? "\n  ],\n" : "],\n", fp);
