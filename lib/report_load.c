@@ -1,0 +1,305 @@
+/*
+ * report_load.c: read the artifacts of one profile folder for the report, and
+ * classify from the summary with the default rules when kp-decide did not run.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libfyaml.h>
+
+#include "kp.h"
+#include "report_int.h"
+
+const char *
+rep_jstr(json_t *o, const char *path)
+{
+	char buf[256], *p, *s;
+	json_t *v = o;
+
+	snprintf(buf, sizeof buf, "%s", path);
+	for (p = strtok_r(buf, ".", &s); p != NULL && v != NULL; p = strtok_r(NULL, ".", &s))
+		v = json_object_get(v, p);
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+json_t *
+rep_jget(json_t *o, const char *path)
+{
+	char buf[256], *p, *s;
+	json_t *v = o;
+
+	snprintf(buf, sizeof buf, "%s", path);
+	for (p = strtok_r(buf, ".", &s); p != NULL && v != NULL; p = strtok_r(NULL, ".", &s))
+		v = json_object_get(v, p);
+	return v;
+}
+
+/* A scalar as text (numbers and booleans too), or NULL. */
+const char *
+rep_jtext(json_t *v, char *buf, size_t len)
+{
+	if (json_is_string(v))
+		return json_string_value(v);
+	if (json_is_integer(v)) {
+		snprintf(buf, len, "%lld", (long long)json_integer_value(v));
+		return buf;
+	}
+	if (json_is_real(v))
+		return kp_fmt_num(buf, len, json_real_value(v));
+	if (json_is_boolean(v))
+		return json_is_true(v) ? "true" : "false";
+	return NULL;
+}
+
+/* A hotspot field as text: CSV rows hold strings, kp-decide's rows may hold numbers. */
+const char *
+rep_hf(json_t *h, const char *key)
+{
+	static char buf[8][64];
+	static int next;
+	json_t *v = json_object_get(h, key);
+
+	next = (next + 1) % 8;
+	return rep_jtext(v, buf[next], sizeof buf[next]);
+}
+
+int
+rep_exists_in(const char *dir, const char *rel)
+{
+	char *p = kp_path_join(dir, rel);
+	int r = p != NULL && (kp_is_file(p) || kp_is_dir(p));
+
+	free(p);
+	return r;
+}
+
+static json_t *
+load_yaml(const char *dir, const char *rel, struct kp_err *err, int *bad)
+{
+	char *p = kp_path_join(dir, rel);
+	struct fy_document *d;
+	json_t *j = NULL;
+
+	if (p != NULL && kp_is_file(p)) {
+		if ((d = kp_yaml_load(p, err)) == NULL)
+			*bad = 1;
+		else {
+			j = kp_yaml_to_json(fy_document_root(d));
+			fy_document_destroy(d);
+		}
+	}
+	free(p);
+	return j;
+}
+
+static json_t *
+load_json(const char *dir, const char *rel, struct kp_err *err, int *bad)
+{
+	char *p = kp_path_join(dir, rel);
+	json_t *j = NULL;
+
+	if (p != NULL && kp_is_file(p) && (j = kp_json_load_file(p, err)) == NULL)
+		*bad = 1;
+	free(p);
+	return j;
+}
+
+/* One CSV record of a line (RFC 4180 quoting, no embedded newlines). */
+static json_t *
+split_csv(const char *line)
+{
+	json_t *a = json_array();
+	const char *p = line;
+	char *f = malloc(strlen(line) + 1);
+	size_t n;
+
+	if (a == NULL || f == NULL) {
+		free(f);
+		json_decref(a);
+		return NULL;
+	}
+	for (;;) {
+		n = 0;
+		if (*p == '"') {
+			for (p++; *p; p++) {
+				if (*p == '"' && p[1] == '"')
+					f[n++] = *p++;
+				else if (*p == '"') {
+					p++;
+					break;
+				} else
+					f[n++] = *p;
+			}
+			while (*p && *p != ',')
+				p++;
+		} else
+			while (*p && *p != ',' && *p != '\n' && *p != '\r')
+				f[n++] = *p++;
+		json_array_append_new(a, json_stringn(f, n));
+		if (*p != ',')
+			break;
+		p++;
+	}
+	free(f);
+	return a;
+}
+
+/* details/source_hotspots.csv as an array of objects keyed by the header. */
+static json_t *
+load_hotspots(const char *dir, struct kp_err *err, int *bad)
+{
+	char *p = kp_path_join(dir, "details/source_hotspots.csv");
+	char *line = NULL;
+	size_t cap = 0;
+	json_t *head = NULL, *rows;
+	FILE *fp;
+	unsigned long ln = 0;
+
+	if (p == NULL || !kp_is_file(p) || (rows = json_array()) == NULL) {
+		free(p);
+		return NULL;
+	}
+	if ((fp = fopen(p, "r")) == NULL) {
+		kp_errno(err, KP_EXIT_DATA, p);
+		*bad = 1;
+		free(p);
+		json_decref(rows);
+		return NULL;
+	}
+	while (getline(&line, &cap, fp) > 0) {
+		json_t *f = split_csv(line), *o, *v;
+		size_t i;
+
+		ln++;
+		if (f == NULL)
+			continue;
+		if (head == NULL) {
+			head = f;
+			if (json_array_size(head) < 2 || strcmp(json_string_value(json_array_get(
+			    head, 0)), "source_file") != 0) {
+				kp_errf(err, KP_EXIT_DATA, "%s:1: not a source_hotspots.csv header", p);
+				*bad = 1;
+				break;
+			}
+			continue;
+		}
+		if (json_array_size(f) != json_array_size(head)) {
+			/* a row cut short (truncated file) or with extra cells: not ours */
+			kp_errf(err, KP_EXIT_DATA, "%s:%lu: %zu fields, the header has %zu", p, ln,
+			    json_array_size(f), json_array_size(head));
+			json_decref(f);
+			*bad = 1;
+			break;
+		}
+		o = json_object();
+		json_array_foreach(f, i, v)
+			if (i < json_array_size(head))
+				json_object_set(o, json_string_value(json_array_get(head, i)), v);
+		json_array_append_new(rows, o);
+		json_decref(f);
+	}
+	free(line);
+	fclose(fp);
+	if (head == NULL && !*bad) {
+		kp_errf(err, KP_EXIT_DATA, "%s: empty: no source_hotspots.csv header", p);
+		*bad = 1;
+	}
+	free(p);
+	json_decref(head);
+	if (*bad) {
+		json_decref(rows);
+		return NULL;
+	}
+	return rows;
+}
+
+static void
+classify(struct rep *r)
+{
+	if (r->decision != NULL)
+		return;
+	if (r->kernel == NULL) {
+		snprintf(r->fallback_why, sizeof r->fallback_why, "there is no"
+		    " details/metrics_summary.json to classify");
+		return;
+	}
+	{
+		struct kp_err e;
+		struct kp_rules *rules = kp_rules_load_default(&e);
+
+		if (rules != NULL) {
+			char *sp = kp_path_join(r->dir, "details/metrics_summary.json");
+
+			r->decision = sp == NULL ? NULL : kp_rules_decide_summary(rules,
+			    r->summary, sp, r->kernel, r->hotspots, &e);
+			if (sp == NULL)
+				kp_errf(&e, KP_EXIT_ENV, "out of memory");
+			free(sp);
+			kp_rules_free(rules);
+		}
+		if (r->decision != NULL) {
+			r->decision_fallback = 1;
+			return;
+		}
+		snprintf(r->fallback_why, sizeof r->fallback_why, "details/bottleneck_decision.json"
+		    " is absent and the default rules could not be used (%.160s)", e.msg);
+	}
+}
+
+void
+rep_free(struct rep *r)
+{
+	json_decref(r->target);
+	json_decref(r->manifest);
+	json_decref(r->summary);
+	json_decref(r->decision);
+	json_decref(r->hotspots);
+	json_decref(r->cmp);
+	free(r->commands);
+}
+
+int
+rep_load_all(struct rep *r, struct kp_err *err)
+{
+	int bad = 0;
+	char *p;
+
+	r->target = load_yaml(r->dir, "profile-target.yaml", err, &bad);
+	if (!bad)
+		r->manifest = load_yaml(r->dir, "run_manifest.yaml", err, &bad);
+	if (!bad)
+		r->summary = load_json(r->dir, "details/metrics_summary.json", err, &bad);
+	if (!bad)
+		r->decision = load_json(r->dir, "details/bottleneck_decision.json", err, &bad);
+	if (!bad)
+		r->hotspots = load_hotspots(r->dir, err, &bad);
+	if (!bad && rep_exists_in(r->dir, "comparison"))
+		r->cmp = load_json(r->dir, "comparison/comparison.json", err, &bad);
+	if (bad)
+		return -1;
+	if (r->summary != NULL) {
+		json_t *ks = json_object_get(r->summary, "kernels");
+		json_t *pi = json_object_get(r->summary, "primary");
+
+		if (!json_is_array(ks)) {
+			return kp_errf(err, KP_EXIT_DATA, "%s/details/metrics_summary.json: not a"
+			    " metrics summary (no \"kernels\" array)", r->dir);
+		}
+		r->kernel = json_array_get(ks, json_is_integer(pi) ? (size_t)json_integer_value(pi) : 0);
+	}
+	if (r->decision != NULL && !json_is_object(r->decision))
+		return kp_errf(err, KP_EXIT_DATA, "%s/details/bottleneck_decision.json: not an"
+		    " object", r->dir);
+	if ((p = kp_path_join(r->dir, "commands.sh")) != NULL && kp_is_file(p) &&
+	    (r->commands = kp_read_file(p, NULL, err)) == NULL) {
+		free(p);
+		return -1;
+	}
+	free(p);
+	r->have_env = rep_exists_in(r->dir, "details/00_environment.txt");
+	r->have_visual = rep_exists_in(r->dir, "visual");
+	r->have_comparison = rep_exists_in(r->dir, "comparison");
+	classify(r);
+	return 0;
+}
