@@ -1,0 +1,74 @@
+/*
+ * hotspots_int.h: the sums of one source page, shared by hotspots_agg.c (which
+ * builds them) and hotspots_rank.c (which ranks them).  Not part of the
+ * library's interface (kp_source.h).
+ */
+#ifndef KP_HOTSPOTS_INT_H
+#define KP_HOTSPOTS_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kp_strmap.h"
+
+struct kp_src;
+struct kp_err;
+
+/* ---- aggregated data ---- */
+struct insn {
+	size_t line;		/* index into lines */
+	char *addr, *text;
+	unsigned long long a;
+	char op[24];
+	double *val;
+};
+
+struct line {
+	char *file, *function, *text;
+	long line;
+	size_t fn;		/* index into fns */
+	double *val;
+	size_t ninsn;		/* distinct instructions under it */
+};
+
+struct fn {
+	char *name;
+	double *total;
+};
+
+struct prow {			/* a row of the block being read */
+	int insn;
+	long line;
+	char *text, *addr;
+	double *val;
+};
+
+struct agg {
+	struct kp_src *src;
+	size_t nm;
+	struct line *lines;
+	size_t nlines, clines;
+	struct insn *insns;
+	size_t ninsns, cinsns;
+	struct fn *fns;
+	size_t nfns;
+	struct kp_strmap linemap, insnmap;
+	struct kp_strmap copykeys, copyinsn, copyaddr;	/* reset per copy */
+	struct kp_strmap blocks;	/* "file\x1ffunction\x1fchecksum" of merged blocks */
+	/* the pending block */
+	char *bfile, *bfunc;
+	struct prow *rows;
+	size_t nrows, crows;
+	uint64_t sum;
+	int open;
+	size_t copies, duplicates;
+};
+
+/* Read the whole page of g->src (opened by the caller, g->nm set) into g. */
+int hs_agg_read(struct agg *g, struct kp_err *err);
+/* Free what g holds and close g->src. */
+void hs_agg_free(struct agg *g);
+/* Make room for element n of *p (capacity *cap, elements of sz bytes). */
+int hs_grow(void **p, size_t *cap, size_t n, size_t sz);
+
+#endif
