@@ -11,18 +11,6 @@
 #include "kp.h"
 #include "report_int.h"
 
-const char *
-rep_jstr(json_t *o, const char *path)
-{
-	char buf[256], *p, *s;
-	json_t *v = o;
-
-	snprintf(buf, sizeof buf, "%s", path);
-	for (p = strtok_r(buf, ".", &s); p != NULL && v != NULL; p = strtok_r(NULL, ".", &s))
-		v = json_object_get(v, p);
-	return json_is_string(v) ? json_string_value(v) : NULL;
-}
-
 json_t *
 rep_jget(json_t *o, const char *path)
 {
@@ -33,6 +21,14 @@ rep_jget(json_t *o, const char *path)
 	for (p = strtok_r(buf, ".", &s); p != NULL && v != NULL; p = strtok_r(NULL, ".", &s))
 		v = json_object_get(v, p);
 	return v;
+}
+
+const char *
+rep_jstr(json_t *o, const char *path)
+{
+	json_t *v = rep_jget(o, path);
+
+	return json_is_string(v) ? json_string_value(v) : NULL;
 }
 
 /* A scalar as text (numbers and booleans too), or NULL. */
