@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -65,8 +64,7 @@ struct run {
 	char *abs_dir;		/* absolute, for ncu's --log-file */
 	char *details;		/* abs_dir/details */
 	char *workdir;		/* absolute working directory of the target */
-	json_t *prefix;		/* ["/abs/ncu"] or ["sudo", "-n", "/abs/ncu"] */
-	char *ncu;		/* the ncu binary itself */
+	struct kp_ncu ncu;	/* which ncu, through sudo -n or not */
 	char ncu_version[128];
 	char gpu[128], driver[64];
 	json_t *roofline;
@@ -226,127 +224,40 @@ finish(struct run *r, const char *status, int code);
 static void
 sudo_guide(void)
 {
-	fputs(
-	    "kp-collect: ncu needs access to the GPU performance counters (ERR_NVGPUCTRPERM).\n"
-	    "Give it through sudo without a password, for ncu only (kp never asks for,\n"
-	    "reads or stores a password):\n"
-	    "  1. find ncu:            command -v ncu\n"
-	    "  2. resolve the path:    readlink -f \"$(command -v ncu)\"\n"
-	    "  3. allow it:            sudo visudo -f /etc/sudoers.d/kernel-profiler-ncu\n"
-	    "     with the line:       YOUR_USER ALL=(root) NOPASSWD: /absolute/path/to/ncu\n"
-	    "  4. tell kp the path:    readlink -f \"$(command -v ncu)\" > ./profile/ncu_path\n"
-	    "  5. check, no password:  sudo -n \"$(cat ./profile/ncu_path)\" --version\n"
-	    "                          sudo -n \"$(cat ./profile/ncu_path)\" --list-sets\n"
-	    "then set privilege.mode: full_sudo in profile-target.yaml (or pass --sudo).\n",
-	    stderr);
-}
-
-/* privilege full_sudo: the single line of <output root>/ncu_path. */
-static char *
-ncu_from_path_file(struct run *r)
-{
-	char *root = dir_of(r->profile_dir), *file = kp_path_join(root, "ncu_path"), *text, *nl;
-	struct kp_err err;
-	struct stat st;
-
-	free(root);
-	if ((text = kp_read_file(file, NULL, &err)) == NULL) {
-		kp_warn("%s", err.msg);
-		sudo_guide();
-		free(file);
-		finish(r, "profiler-missing", KP_EXIT_ENV);
-	}
-	if ((nl = strchr(text, '\n')) != NULL)
-		*nl = '\0';
-	if (text[0] != '/' || stat(text, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    access(text, X_OK) < 0) {
-		kp_warn("%s: \"%s\" is not the absolute path of an executable file", file, text);
-		free(file);
-		free(text);
-		finish(r, "profiler-missing", KP_EXIT_ENV);
-	}
-	free(file);
-	return text;
+	fprintf(stderr, "%s: %s", kp_progname(), kp_ncu_sudo_guide());
 }
 
 static void
 resolve_ncu(struct run *r)
 {
-	json_t *priv = json_object_get(r->target, "privilege");
-	const char *mode = json_string_value(json_object_get(priv, "mode"));
-	const char *bin = kp_target_str(r->target, "profiling", "ncu_bin");
-	char *found, real[PATH_MAX];
+	struct kp_err err;
+	int rc = kp_ncu_resolve(&r->ncu, r->target, r->profile_dir, &err);
 
-	r->priv = mode != NULL && strcmp(mode, "full_sudo") == 0 ? "full_sudo" : "none";
-	r->prefix = json_array();
-	if (strcmp(r->priv, "full_sudo") == 0) {
-		char *sudo = kp_find_program("sudo");
-		r->ncu = ncu_from_path_file(r);
-		if (sudo == NULL) {
-			kp_warn("sudo: not found (privilege.mode is full_sudo)");
-			finish(r, "profiler-missing", KP_EXIT_ENV);
-		}
-		json_array_append_new(r->prefix, json_string(sudo));
-		json_array_append_new(r->prefix, json_string("-n"));
-		json_array_append_new(r->prefix, json_string(r->ncu));
-		free(sudo);
-		return;
-	}
-	if (bin == NULL || *bin == '\0')
-		bin = "ncu";
-	if ((found = kp_find_program(bin)) == NULL) {
-		kp_warn("%s: not found or not executable (profiling.ncu_bin, --ncu-bin; "
-		    "the default is ncu in PATH, e.g. /usr/local/cuda/bin/ncu)", bin);
+	r->priv = r->ncu.sudo ? "full_sudo" : "none";
+	if (rc < 0) {
+		kp_warn("%s", err.msg);
+		if (r->ncu.want_guide)
+			sudo_guide();
 		finish(r, "profiler-missing", KP_EXIT_ENV);
 	}
-	if (realpath(found, real) != NULL && strchr(bin, '/') != NULL) {
-		free(found);
-		found = kp_xstrdup(real);
-	} else if (found[0] != '/' && realpath(found, real) != NULL) {
-		free(found);
-		found = kp_xstrdup(real);
-	}
-	r->ncu = found;
-	json_array_append_new(r->prefix, json_string(found));
-}
-
-/* Run a small helper command, return its output (malloc'd) or NULL. */
-static char *
-capture(struct run *r, const char *const *argv)
-{
-	struct kp_proc p = { argv, NULL, NULL, NULL, 30 };
-	struct kp_proc_result res;
-	struct kp_err err;
-	char *tmp = kp_path_join(r->details, ".kp-helper.out"), *text = NULL;
-
-	p.out_path = tmp;
-	if (kp_proc_run(&p, &res, &err) == 0 && res.exec_errno == 0 && res.exited &&
-	    res.exit_status == 0)
-		text = kp_read_file(tmp, NULL, &err);
-	unlink(tmp);
-	free(tmp);
-	return text;
 }
 
 static void
 environment(struct run *r)
 {
-	const char *ver[] = { r->ncu, "--version", NULL };
 	const char *smi[] = { "nvidia-smi", "--query-gpu=name,driver_version",
 		"--format=csv,noheader", NULL };
-	char *v, *s, *path, *smi_bin, when[32], *p;
+	char *v, *s, *path, *smi_bin, when[32];
 	struct utsname u;
 	struct kp_atomic a;
 	struct kp_err err;
 	json_t *w;
 	size_t i;
 
-	v = capture(r, ver);
-	if (v != NULL && (p = strstr(v, "Version ")) != NULL)
-		snprintf(r->ncu_version, sizeof(r->ncu_version), "%.*s",
-		    (int)strcspn(p + 8, " \n"), p + 8);
+	v = kp_ncu_query(&r->ncu, "--version", r->details);
+	kp_ncu_version_of(v, r->ncu_version, sizeof(r->ncu_version));
 	smi_bin = kp_find_program("nvidia-smi");
-	s = smi_bin != NULL ? capture(r, smi) : NULL;
+	s = smi_bin != NULL ? kp_proc_capture(smi, r->details, 30) : NULL;
 	if (s != NULL) {
 		char *comma = strchr(s, ',');
 		if (comma != NULL) {
@@ -361,7 +272,7 @@ environment(struct run *r)
 		kp_die_err(&err);
 	iso_now(when, sizeof(when));
 	fprintf(a.fp, "date: %s\n", when);
-	fprintf(a.fp, "ncu: %s\n", r->ncu);
+	fprintf(a.fp, "ncu: %s\n", r->ncu.bin);
 	fprintf(a.fp, "## ncu --version\n%s", v != NULL ? v : "(ncu --version failed)\n");
 	if (smi_bin == NULL)
 		fputs("## nvidia-smi\nnvidia-smi: not found in PATH\n", a.fp);
@@ -400,12 +311,11 @@ environment(struct run *r)
 static void
 roofline_sections(struct run *r)
 {
-	const char *argv[] = { r->ncu, "--list-sections", NULL };
 	char *text;
 
 	if (r->roofline != NULL)
 		return;
-	text = r->dry ? NULL : capture(r, argv);
+	text = r->dry ? NULL : kp_ncu_query(&r->ncu, "--list-sections", r->details);
 	r->roofline = kp_roofline_sections(text);
 	free(text);
 }
@@ -465,7 +375,7 @@ write_record(struct run *r, const char *status)
 	iso_now(when, sizeof(when));
 	json_object_set_new(m, "status", json_string(status));
 	json_object_set_new(m, "finished_at", json_string(when));
-	json_object_set_new(m, "ncu", json_pack("{s:o, s:o}", "path", jstr_or_null(r->ncu),
+	json_object_set_new(m, "ncu", json_pack("{s:o, s:o}", "path", jstr_or_null(r->ncu.bin),
 	    "version", jstr_or_null(r->ncu_version)));
 	json_object_set_new(m, "gpu", json_pack("{s:o, s:o}", "name", jstr_or_null(r->gpu),
 	    "driver", jstr_or_null(r->driver)));
@@ -552,7 +462,7 @@ explain(struct run *r, enum kp_stage s, const struct kp_ncu_verdict *v)
 		sudo_guide();
 		break;
 	case KP_OUT_MISSING:
-		kp_warn("%s: %s: %s", kp_stage_id(s), json_string_value(json_array_get(r->prefix,
+		kp_warn("%s: %s: %s", kp_stage_id(s), json_string_value(json_array_get(r->ncu.prefix,
 		    0)), v->reason);
 		break;
 	case KP_OUT_INTR:
@@ -571,79 +481,48 @@ explain(struct run *r, enum kp_stage s, const struct kp_ncu_verdict *v)
 static enum kp_outcome
 run_stage(struct run *r, enum kp_stage s)
 {
-	char *final = kp_path_join(r->details, kp_stage_file(s)), tmpname[64], outname[64];
-	char *tmp, *out, rel[96];
-	json_t *argv, *shown, *env = json_object_get(json_object_get(r->target, "target"), "env");
-	struct kp_proc p;
-	struct kp_proc_result res;
-	struct kp_ncu_verdict v;
+	char *final = kp_path_join(r->details, kp_stage_file(s)), rel[96];
+	json_t *shown, *env = json_object_get(json_object_get(r->target, "target"), "env");
+	struct kp_ncu_pass pass;
+	struct kp_ncu_run run;
 	struct kp_err err;
-	const char **av;
-	size_t i;
+	enum kp_outcome o;
 
 	if (s == KP_STAGE_ROOFLINE)
 		roofline_sections(r);
-	snprintf(tmpname, sizeof(tmpname), ".%s.%ld.tmp", kp_stage_file(s), (long)getpid());
-	snprintf(outname, sizeof(outname), ".ncu-stdout.%ld.tmp", (long)getpid());
-	tmp = kp_path_join(r->details, tmpname);
-	out = kp_path_join(r->details, outname);
-	if ((shown = kp_stage_argv(r->target, s, r->prefix, final, r->roofline, &err)) == NULL ||
-	    (argv = kp_stage_argv(r->target, s, r->prefix, tmp, r->roofline, &err)) == NULL)
+	memset(&pass, 0, sizeof(pass));
+	pass.stage = s;
+	pass.roofline = r->roofline;
+	if ((shown = kp_ncu_argv(&r->ncu, r->target, &pass, final, &err)) == NULL)
 		kp_die_err(&err);
-	json_array_append_new(r->cmds, json_pack("{s:s, s:O, s:s, s:O}", "stage", kp_stage_id(s),
+	json_array_append_new(r->cmds, json_pack("{s:s, s:o, s:s, s:O}", "stage", kp_stage_id(s),
 	    "argv", shown, "cwd", r->workdir, "env", env != NULL ? env : json_null()));
 	if (r->dry) {
 		free(final);
-		free(tmp);
-		free(out);
-		json_decref(argv);
-		json_decref(shown);
 		return KP_OUT_OK;
 	}
-	if ((av = calloc(json_array_size(argv) + 1, sizeof(*av))) == NULL)
-		kp_die(KP_EXIT_ENV, "out of memory");
-	for (i = 0; i < json_array_size(argv); i++)
-		av[i] = json_string_value(json_array_get(argv, i));
-	memset(&p, 0, sizeof(p));
-	p.argv = av;
-	p.cwd = r->workdir;
-	p.env = env;
-	p.out_path = out;
-	p.timeout_s = r->timeout;
-	if (kp_proc_run(&p, &res, &err) < 0)
+	if (kp_ncu_run(&r->ncu, r->target, &pass, final, r->workdir, r->timeout, &run, &err) < 0)
 		kp_die_err(&err);
-	kp_ncu_classify(tmp, out, &res, &v);
-	if (v.outcome == KP_OUT_OK && !kp_is_file(tmp)) {
-		v.outcome = KP_OUT_TARGET;
-		snprintf(v.reason, sizeof(v.reason), "ncu wrote no output to its log file");
-	}
-	if (v.outcome == KP_OUT_OK && rename(tmp, final) < 0) {
+	if (run.rename_errno != 0) {
+		errno = run.rename_errno;
 		kp_warn("%s:", final);
-		v.outcome = KP_OUT_TARGET;
-		snprintf(v.reason, sizeof(v.reason), "cannot rename the stage file");
 	}
-	unlink(tmp);
-	unlink(out);
+	o = run.v.outcome;
 	snprintf(rel, sizeof(rel), "details/%s", kp_stage_file(s));
 	json_array_append_new(r->runs, json_pack("{s:s, s:O, s:o, s:f, s:s, s:s}", "stage",
-	    kp_stage_id(s), "argv", shown,
-	    "exit_status", res.exited ? json_integer(res.exit_status) : json_null(),
-	    "duration_s", (double)(long long)(res.duration_s * 100 + 0.5) / 100, "output", rel,
-	    "status", v.outcome == KP_OUT_OK ? "ok" : kp_outcome_status(v.outcome)));
-	if (v.outcome == KP_OUT_OK) {
+	    kp_stage_id(s), "argv", run.argv,
+	    "exit_status", run.res.exited ? json_integer(run.res.exit_status) : json_null(),
+	    "duration_s", (double)(long long)(run.res.duration_s * 100 + 0.5) / 100,
+	    "output", rel, "status", o == KP_OUT_OK ? "ok" : kp_outcome_status(o)));
+	if (o == KP_OUT_OK) {
 		json_array_append_new(r->collected, json_string(kp_stage_id(s)));
-		fprintf(stderr, "kp-collect: %s %.1fs\n", kp_stage_id(s), res.duration_s);
+		fprintf(stderr, "kp-collect: %s %.1fs\n", kp_stage_id(s), run.res.duration_s);
 	} else {
-		explain(r, s, &v);
+		explain(r, s, &run.v);
 	}
-	json_decref(v.kernels);
-	json_decref(argv);
-	json_decref(shown);
-	free(av);
+	kp_ncu_run_free(&run);
 	free(final);
-	free(tmp);
-	free(out);
-	return v.outcome;
+	return o;
 }
 
 /* ---- auto: the follow-up from basic's numbers ---- */

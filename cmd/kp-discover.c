@@ -7,7 +7,6 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kp.h"
@@ -56,65 +55,35 @@ dir_of(const char *path)
 	return d;
 }
 
-/* The ncu argv prefix: ncu itself, or sudo -n <the path in OUTPUT_ROOT/ncu_path>. */
-static json_t *
-prefix_for(json_t *t, const char *profile_dir, const char *ncu_flag)
+/* Which ncu; --ncu-bin goes before the target's profiling.ncu_bin. */
+static void
+resolve_ncu(struct kp_ncu *n, json_t *t, const char *profile_dir, const char *ncu_flag)
 {
-	json_t *pre = json_array();
-	const char *mode = kp_target_str(t, "privilege", "mode");
-	const char *bin = ncu_flag != NULL ? ncu_flag : kp_target_str(t, "profiling", "ncu_bin");
-	char *found, real[PATH_MAX];
+	struct kp_err err;
+	json_t *pr = json_object_get(t, "profiling");
 
-	if (mode != NULL && strcmp(mode, "full_sudo") == 0) {
-		char *root = dir_of(profile_dir), *file = kp_path_join(root, "ncu_path"), *text;
-		char *sudo = kp_find_program("sudo"), *nl;
-		struct kp_err err;
-		struct stat st;
-
-		if ((text = kp_read_file(file, NULL, &err)) == NULL)
-			kp_die_err(&err);
-		if ((nl = strchr(text, '\n')) != NULL)
-			*nl = '\0';
-		if (text[0] != '/' || stat(text, &st) < 0 || !S_ISREG(st.st_mode) ||
-		    access(text, X_OK) < 0)
-			kp_die(KP_EXIT_ENV, "%s: \"%s\" is not the absolute path of an executable "
-			    "file", file, text);
-		if (sudo == NULL)
-			kp_die(KP_EXIT_ENV, "sudo: not found (privilege.mode is full_sudo)");
-		json_array_append_new(pre, json_string(sudo));
-		json_array_append_new(pre, json_string("-n"));
-		json_array_append_new(pre, json_string(text));
-		free(root);
-		free(file);
-		free(text);
-		free(sudo);
-		return pre;
+	if (ncu_flag != NULL) {
+		if (!json_is_object(pr)) {
+			pr = json_object();
+			json_object_set_new(t, "profiling", pr);
+		}
+		json_object_set_new(pr, "ncu_bin", json_string(ncu_flag));
 	}
-	if (bin == NULL || *bin == '\0')
-		bin = "ncu";
-	if ((found = kp_find_program(bin)) == NULL)
-		kp_die(KP_EXIT_ENV, "%s: not found or not executable (profiling.ncu_bin, --ncu-bin)",
-		    bin);
-	json_array_append_new(pre, json_string(found[0] != '/' && realpath(found, real) != NULL ?
-	    real : found));
-	free(found);
-	return pre;
+	if (kp_ncu_resolve(n, t, profile_dir, &err) < 0)
+		kp_die_err(&err);
 }
 
 /* Run the discovery pass; the raw CSV lands in details/00_discovery_raw.csv. */
 static json_t *
-run_ncu(json_t *t, const char *profile_dir, json_t *prefix, long max, int use_filter,
+run_ncu(json_t *t, const char *profile_dir, const struct kp_ncu *n, long max, int use_filter,
     double timeout)
 {
-	char real[PATH_MAX], tmpname[64], outname[64], *details, *final, *tmp, *out;
+	char real[PATH_MAX], *details, *final;
 	const char *wd = kp_target_str(t, "target", "working_directory");
-	json_t *argv, *shown, *env = json_object_get(json_object_get(t, "target"), "env");
-	struct kp_proc p;
-	struct kp_proc_result res;
-	struct kp_ncu_verdict v;
+	struct kp_ncu_pass pass;
+	struct kp_ncu_run r;
 	struct kp_err err;
-	const char **av;
-	size_t i;
+	json_t *run;
 
 	if (kp_mkdirs(profile_dir, &err) < 0 || realpath(profile_dir, real) == NULL)
 		kp_die(KP_EXIT_ENV, "%s: cannot create the profile folder", profile_dir);
@@ -122,59 +91,37 @@ run_ncu(json_t *t, const char *profile_dir, json_t *prefix, long max, int use_fi
 	if (kp_mkdirs(details, &err) < 0)
 		kp_die_err(&err);
 	final = kp_path_join(details, "00_discovery_raw.csv");
-	snprintf(tmpname, sizeof(tmpname), ".00_discovery_raw.csv.%ld.tmp", (long)getpid());
-	snprintf(outname, sizeof(outname), ".ncu-stdout.%ld.tmp", (long)getpid());
-	tmp = kp_path_join(details, tmpname);
-	out = kp_path_join(details, outname);
-	if ((argv = kp_discovery_argv(t, prefix, tmp, max, use_filter, &err)) == NULL ||
-	    (shown = kp_discovery_argv(t, prefix, final, max, use_filter, &err)) == NULL)
-		kp_die_err(&err);
 	if (wd == NULL || *wd == '\0')
 		wd = ".";
 	if (!kp_is_dir(wd))
 		kp_die(KP_EXIT_TARGET, "target.working_directory: %s: not a directory", wd);
-	if ((av = calloc(json_array_size(argv) + 1, sizeof(*av))) == NULL)
-		kp_die(KP_EXIT_ENV, "out of memory");
-	for (i = 0; i < json_array_size(argv); i++)
-		av[i] = json_string_value(json_array_get(argv, i));
-	memset(&p, 0, sizeof(p));
-	p.argv = av;
-	p.cwd = wd;
-	p.env = env;
-	p.out_path = out;
-	p.timeout_s = timeout;
+	memset(&pass, 0, sizeof(pass));
+	pass.discovery = 1;
+	pass.max_launches = max;
+	pass.use_filter = use_filter;
 	kp_proc_catch_signals();
-	if (kp_proc_run(&p, &res, &err) < 0)
+	if (kp_ncu_run(n, t, &pass, final, wd, timeout, &r, &err) < 0)
 		kp_die_err(&err);
-	kp_ncu_classify(tmp, out, &res, &v);
-	if (v.outcome == KP_OUT_OK && rename(tmp, final) < 0)
+	if (r.rename_errno != 0)
 		kp_die(KP_EXIT_ENV, "%s: cannot rename the capture", final);
-	unlink(tmp);
-	unlink(out);
-	free(av);
-	json_decref(argv);
-	if (v.outcome != KP_OUT_OK) {
-		kp_warn("%s", v.reason);
-		if (v.outcome == KP_OUT_NOPERM)
+	if (r.v.outcome != KP_OUT_OK) {
+		kp_warn("%s", r.v.reason);
+		if (r.v.outcome == KP_OUT_NOPERM)
 			kp_warn("ncu needs access to the GPU performance counters: see kp-collect(1), "
 			    "PRIVILEGES, for the sudo NOPASSWD set-up");
-		if (v.outcome == KP_OUT_TARGET && v.tail[0] != '\0')
-			kp_warn("target's last output: %s", v.tail);
-		exit(kp_outcome_exit(v.outcome));
+		if (r.v.outcome == KP_OUT_TARGET && r.v.tail[0] != '\0')
+			kp_warn("target's last output: %s", r.v.tail);
+		exit(kp_outcome_exit(r.v.outcome));
 	}
-	fprintf(stderr, "kp-discover: ncu %.1fs\n", res.duration_s);
-	json_decref(v.kernels);
+	fprintf(stderr, "kp-discover: ncu %.1fs\n", r.res.duration_s);
+	run = json_pack("{s:O, s:o, s:f}", "argv", r.argv, "exit_status",
+	    r.res.exited ? json_integer(r.res.exit_status) : json_null(), "duration_s",
+	    (double)(long long)(r.res.duration_s * 100 + 0.5) / 100);
+	json_object_set_new(run, "capture", json_string(final));
+	kp_ncu_run_free(&r);
 	free(details);
-	free(tmp);
-	free(out);
-	{
-		json_t *run = json_pack("{s:o, s:o, s:f}", "argv", shown, "exit_status",
-		    res.exited ? json_integer(res.exit_status) : json_null(), "duration_s",
-		    (double)(long long)(res.duration_s * 100 + 0.5) / 100);
-		json_object_set_new(run, "capture", json_string(final));
-		free(final);
-		return run;
-	}
+	free(final);
+	return run;
 }
 
 static void
@@ -213,7 +160,8 @@ main(int argc, char **argv)
 	const char *hint = NULL, *ncu = NULL, *outdir = NULL, *csv = NULL;
 	long long max = 200, timeout = -1;
 	int ch, use_filter = 0;
-	json_t *t = NULL, *cands, *run = NULL, *prefix;
+	json_t *t = NULL, *cands, *run = NULL;
+	struct kp_ncu n;
 	char *path = NULL, *profile_dir = NULL, *capture;
 
 	kp_setprogname(argv[0]);
@@ -265,9 +213,9 @@ main(int argc, char **argv)
 			json_t *to = json_object_get(json_object_get(t, "target"), "timeout_seconds");
 			timeout = json_is_number(to) ? (long long)json_number_value(to) : 0;
 		}
-		prefix = prefix_for(t, profile_dir, ncu);
-		run = run_ncu(t, profile_dir, prefix, (long)max, use_filter, (double)timeout);
-		json_decref(prefix);
+		resolve_ncu(&n, t, profile_dir, ncu);
+		run = run_ncu(t, profile_dir, &n, (long)max, use_filter, (double)timeout);
+		kp_ncu_free(&n);
 		capture = strdup(json_string_value(json_object_get(run, "capture")));
 	} else {
 		profile_dir = outdir != NULL ? strdup(outdir) : NULL;

@@ -1,6 +1,7 @@
 /* kp_collect.h: see kp.h.  kp-collect and kp-discover: running ncu, its stages,
  * what its output means, the run record, the discovery ranking.
- * Owner: the collect module (lib/collect.c, lib/proc.c, lib/discover.c). */
+ * Owner: the collect module (lib/collect.c, lib/proc.c, lib/discover.c); the
+ * ncu command lines and their verdicts: lib/ncu.c (ncu.h). */
 #ifndef KP_COLLECT_H
 #define KP_COLLECT_H
 
@@ -38,8 +39,11 @@ void kp_proc_catch_signals(void);
 int kp_proc_interrupted(void);
 /* An executable regular file by that name (with a '/'), or found in PATH; malloc'd. */
 char *kp_find_program(const char *name);
+/* Run a small helper command (stdout and stderr via tmpdir/.kp-helper.out);
+ * its output (malloc'd) when it exited 0, else NULL. */
+char *kp_proc_capture(const char *const *argv, const char *tmpdir, double timeout_s);
 
-/* ---- collect.c: stages, ncu argv, output classification, run record ---- */
+/* ---- collect.c: stages ---- */
 
 enum kp_stage {
 	KP_STAGE_BASIC, KP_STAGE_SOL, KP_STAGE_MEMORY, KP_STAGE_COMPUTE,
@@ -59,46 +63,12 @@ int kp_stage_parse(const char *id, enum kp_stage *out);	/* 0 or -1 */
  */
 int kp_stages_parse(const char *spec, unsigned *mask, int *autop, struct kp_err *err);
 
-/* The roofline sections to ask for: those of the fallback list that appear in
- * the text of `ncu --list-sections` (all of them when text is NULL). JSON array. */
-json_t *kp_roofline_sections(const char *list_sections_text);
+/* The selection words of a stage ("--section", "SpeedOfLight", ...), NULL-ended. */
+const char *const *kp_stage_selection(enum kp_stage s);
 
-/*
- * The ncu argv of one stage (a JSON array of strings), from the target tree:
- * prefix (["ncu"] or ["sudo","-n","/abs/ncu"]), --csv --page raw|source,
- * --log-file LOG, --target-processes all for python runtimes,
- * --kernel-name-base demangled and the filter, --launch-skip/--launch-count,
- * --clock-control, the stage selection, the extra options, then the target argv.
- * roofline: the sections for the roofline stage (NULL: the fallback list).
- */
-json_t *kp_stage_argv(json_t *target, enum kp_stage s, json_t *prefix, const char *log,
-    json_t *roofline, struct kp_err *err);
+#include "ncu.h"
 
-/* The discovery argv: --metrics ... --csv --page raw -c MAX (filter only when asked). */
-json_t *kp_discovery_argv(json_t *target, json_t *prefix, const char *log, long max_launches,
-    int use_filter, struct kp_err *err);
-
-/* What one ncu run says, from its log (and the workload's output) and exit status. */
-enum kp_outcome {
-	KP_OUT_OK,
-	KP_OUT_NOMATCH,		/* "No kernels were profiled" */
-	KP_OUT_NOPERM,		/* ERR_NVGPUCTRPERM, or sudo -n wanting a password */
-	KP_OUT_TARGET,		/* ==ERROR== from ncu, a non-zero status, a signal, a timeout */
-	KP_OUT_MISSING,		/* the profiler (or sudo) could not be executed */
-	KP_OUT_INTR
-};
-struct kp_ncu_verdict {
-	enum kp_outcome outcome;
-	char reason[512];	/* the deciding line or a short text */
-	char tail[512];		/* the workload's last line of output, if any */
-	json_t *kernels;	/* NOMATCH: the kernel names ncu listed (array, new ref) */
-};
-/* Read ncu's log file and the captured stdout/stderr (either may be NULL or
- * absent) line by line; the caller json_decref()s v->kernels. */
-void kp_ncu_classify(const char *log_path, const char *out_path,
-    const struct kp_proc_result *r, struct kp_ncu_verdict *v);
-const char *kp_outcome_status(enum kp_outcome o);	/* manifest status word */
-int kp_outcome_exit(enum kp_outcome o);
+/* ---- collect.c: the record of a run ---- */
 
 /* Write YAML of a JSON tree (run_manifest.yaml) atomically. */
 int kp_manifest_write(json_t *manifest, const char *path, struct kp_err *err);

@@ -288,3 +288,25 @@ kp_proc_run(const struct kp_proc *p, struct kp_proc_result *r, struct kp_err *er
 	}
 	return 0;
 }
+
+char *
+kp_proc_capture(const char *const *argv, const char *tmpdir, double timeout_s)
+{
+	struct kp_proc p;
+	struct kp_proc_result res;
+	struct kp_err err;
+	char *tmp = kp_path_join(tmpdir, ".kp-helper.out"), *text = NULL;
+
+	if (tmp == NULL)
+		return NULL;
+	memset(&p, 0, sizeof(p));
+	p.argv = argv;
+	p.out_path = tmp;
+	p.timeout_s = timeout_s;
+	if (kp_proc_run(&p, &res, &err) == 0 && res.exec_errno == 0 && res.exited &&
+	    res.exit_status == 0)
+		text = kp_read_file(tmp, NULL, &err);
+	unlink(tmp);
+	free(tmp);
+	return text;
+}

@@ -97,6 +97,27 @@ START_TEST(test_stage_argv_python_and_source)
 }
 END_TEST
 
+START_TEST(test_source_argv_takes_the_view)
+{
+	struct kp_err err;
+	json_t *t = target("native"), *pre = json_pack("[s]", "ncu");
+	json_t *a = kp_source_argv(t, pre, "L", "sass", &err);
+
+	ck_assert_ptr_nonnull(a);
+	ck_assert_ptr_nonnull(strstr(joined(a), "ncu|--csv|--page|source|--log-file|L|"));
+	ck_assert_ptr_nonnull(strstr(joined(a), "--section|SourceCounters|--print-source|sass|"));
+	json_decref(a);
+	a = kp_stage_argv(t, KP_STAGE_SOURCE, pre, "L", NULL, &err);
+	ck_assert_ptr_nonnull(strstr(joined(a), "--print-source|cuda,sass|"));
+	json_decref(a);
+	ck_assert_int_eq(kp_ncu_has_lineinfo(KP_FIXTURES "/h200/hgemm_v0/source_cuda_sass.csv"), 1);
+	ck_assert_int_eq(kp_ncu_has_lineinfo(KP_FIXTURES "/h200/hgemm_v0/source_sass.csv"), 0);
+	ck_assert_int_eq(kp_ncu_has_lineinfo(KP_FIXTURES "/no/such.csv"), 0);
+	json_decref(t);
+	json_decref(pre);
+}
+END_TEST
+
 START_TEST(test_stage_argv_filter_modes)
 {
 	struct kp_err err;
@@ -365,6 +386,7 @@ collect_suite(void)
 	tcase_add_test(tc, test_stages_parse);
 	tcase_add_test(tc, test_stage_argv_order_and_filter);
 	tcase_add_test(tc, test_stage_argv_python_and_source);
+	tcase_add_test(tc, test_source_argv_takes_the_view);
 	tcase_add_test(tc, test_stage_argv_filter_modes);
 	tcase_add_test(tc, test_roofline_sections_from_list);
 	tcase_add_test(tc, test_classify_nomatch_exits_zero);
