@@ -27,9 +27,6 @@ json_t *kp_extract_files(const char *const *paths, size_t npaths, int all_metric
 json_t *kp_extract_to_dir(const char *const *paths, size_t npaths, const char *outdir,
     const char *profile_dir, int all_metrics, struct kp_err *err);
 
-/* Whether a raw metric name is the source of a summary key (stalls included). */
-int kp_metric_feeds_summary(const char *metric);
-
 /* ---- the summary files (summary.c) ---- */
 
 #define KP_METRICS_ALL "metrics_all.json"

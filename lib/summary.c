@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "kp.h"
+#include "kp_summary_keys.h"
 
 /*
  * ncu metrics that kp reads besides the summary keys' sources: the derived

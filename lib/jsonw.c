@@ -1,0 +1,202 @@
+/*
+ * jsonw.c: JSON written as jansson writes it, without building jansson objects
+ * (jnum/jset for the objects that are built; put_* for the records and
+ * metrics_all.json formatted straight into a buffer or a FILE).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kp.h"
+#include "metrics_int.h"
+
+json_t *
+mx_jnum(double v)
+{
+	if (isfinite(v) && v == rint(v) && fabs(v) < 9e15)
+		return json_integer((json_int_t)v);
+	if (!isfinite(v))
+		return json_null();
+	return json_real(v);
+}
+
+int
+mx_jset(json_t *o, const char *key, json_t *v)
+{
+	return v == NULL ? -1 : json_object_set_new(o, key, v);
+}
+
+/* Put value under "key" or, for "stalls.reason", under o["stalls"]["reason"]. */
+int
+mx_jset_key(json_t *o, const char *key, json_t *v)
+{
+	json_t *s;
+
+	if (strncmp(key, "stalls.", 7) != 0)
+		return mx_jset(o, key, v);
+	if ((s = json_object_get(o, "stalls")) == NULL) {
+		if (mx_jset(o, "stalls", json_object()) < 0) {
+			json_decref(v);
+			return -1;
+		}
+		s = json_object_get(o, "stalls");
+	}
+	return mx_jset(s, key + 7, v);
+}
+
+/* s as jansson writes it as a JSON string, malloc'd; NULL if it refuses. */
+char *
+mx_jesc(const char *s)
+{
+	json_t *j = json_string(s);
+	char *d;
+
+	if (j == NULL)
+		return NULL;
+	d = json_dumps(j, JSON_ENCODE_ANY | JSON_COMPACT);
+	json_decref(j);
+	return d;
+}
+
+/* jansson's key order (strcmp), "stalls.x" sorting as "stalls", then "x" */
+int
+mx_keycmp(const char *a, const char *b)
+{
+	int sa = strncmp(a, "stalls.", 7) == 0, sb = strncmp(b, "stalls.", 7) == 0, r;
+
+	r = strcmp(sa ? "stalls" : a, sb ? "stalls" : b);
+	return r != 0 || !sa || !sb ? r : strcmp(a + 7, b + 7);
+}
+
+char *
+mx_put_str(char *p, const char *s)
+{
+	size_t n = strlen(s);
+
+	memcpy(p, s, n);
+	return p + n;
+}
+
+char *
+mx_put_ll(char *p, long long v)
+{
+	char t[24], *e = t + sizeof(t);
+	unsigned long long u = v < 0 ? 0 - (unsigned long long)v : (unsigned long long)v;
+	size_t n;
+
+	do
+		*--e = (char)('0' + u % 10);
+	while ((u /= 10) != 0);
+	if (v < 0)
+		*p++ = '-';
+	n = (size_t)(t + sizeof(t) - e);
+	memcpy(p, e, n);
+	return p + n;
+}
+
+/* jansson's real: "%.15g", ".0" if it looks like an integer, no '+' or
+ * leading zeros in the exponent (jsonp_dtostr) */
+static char *
+put_real_printf(char *p, double v)
+{
+	char buf[100], *start, *end;
+	size_t len;
+
+	len = (size_t)snprintf(buf, sizeof(buf), "%.15g", v);
+	if (strchr(buf, '.') == NULL && strchr(buf, 'e') == NULL) {
+		buf[len++] = '.';
+		buf[len++] = '0';
+		buf[len] = '\0';
+	}
+	if ((start = strchr(buf, 'e')) != NULL) {
+		start++;
+		end = start + 1;
+		if (*start == '-')
+			start++;
+		while (*end == '0')
+			end++;
+		if (end != start) {
+			memmove(start, end, len - (size_t)(end - buf));
+			len -= (size_t)(end - start);
+		}
+	}
+	memcpy(p, buf, len);
+	return p + len;
+}
+
+/*
+ * A finite non-integral double as jansson writes it with precision 15.  The
+ * fast case: |v| is the double nearest to r / 10^k, r < 10^15; "%.15g" then
+ * prints exactly that decimal (15 digits survive decimal -> double ->
+ * decimal), and the first such k has no trailing zero.  Below 10^-4 "%g"
+ * switches to an exponent: printf does those.
+ */
+static char *
+put_real(char *p, double v)
+{
+	double a = fabs(v), r;
+	char d[24];
+	int k, nd, x;
+
+	for (k = 1; k <= 15; k++) {
+		r = rint(a * mx_p10[k]);
+		if (r >= 1e15)
+			break;
+		if (r / mx_p10[k] != a)
+			continue;
+		nd = (int)(mx_put_ll(d, (long long)r) - d);
+		x = nd - 1 - k;	/* the decimal exponent */
+		if (x < -4)
+			break;
+		if (v < 0)
+			*p++ = '-';
+		if (x >= 0) {
+			memcpy(p, d, (size_t)x + 1);
+			p += x + 1;
+			*p++ = '.';
+			memcpy(p, d + x + 1, (size_t)k);
+			return p + k;
+		}
+		*p++ = '0';
+		*p++ = '.';
+		for (; x < -1; x++)
+			*p++ = '0';
+		memcpy(p, d, (size_t)nd);
+		return p + nd;
+	}
+	return put_real_printf(p, v);
+}
+
+/* as mx_jnum() then json_dumpf */
+char *
+mx_put_num(char *p, double v)
+{
+	if (isfinite(v) && v == rint(v) && fabs(v) < 9e15)
+		return mx_put_ll(p, (long long)v);
+	if (!isfinite(v))
+		return mx_put_str(p, "null");
+	return put_real(p, v);
+}
+
+/* s as a JSON string: directly when it needs no escape, else by jansson. */
+int
+mx_put_jstr(FILE *fp, const char *s)
+{
+	const unsigned char *p;
+	char *e;
+
+	for (p = (const unsigned char *)s; *p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\'; p++)
+		;
+	if (*p == '\0') {
+		putc('"', fp);
+		fputs(s, fp);
+		putc('"', fp);
+		return 0;
+	}
+	if ((e = mx_jesc(s)) == NULL)
+		return -1;
+	fputs(e, fp);
+	free(e);
+	return 0;
+}

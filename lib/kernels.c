@@ -1,0 +1,318 @@
+/*
+ * kernels.c: the kernels of an extraction, their metric tables (open addressing
+ * on FNV-1a), their launch IDs, and the interned summary keys.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kp.h"
+#include "metrics_int.h"
+
+static uint64_t
+hash(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	while (n--) {
+		h ^= (unsigned char)*s++;
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+/* Intern a summary key; its id or -1. */
+int
+mx_key_id(struct ex *x, const char *name)
+{
+	size_t i;
+	char *s;
+
+	for (i = 0; i < x->nkeys; i++)
+		if (strcmp(x->keyname[i], name) == 0)
+			return (int)i;
+	if (x->nkeys == x->keycap) {
+		size_t cap = x->keycap ? x->keycap * 2 : 64;
+		char **nk = realloc(x->keyname, cap * sizeof(*nk));
+		double *nv;
+		int *nr;
+
+		if (nk == NULL)
+			return -1;
+		x->keyname = nk;
+		x->keycap = cap;
+		if ((nv = realloc(x->l.val, cap * sizeof(*nv))) == NULL)
+			return -1;
+		x->l.val = nv;
+		if ((nr = realloc(x->l.rank, cap * sizeof(*nr))) == NULL)
+			return -1;
+		x->l.rank = nr;
+	}
+	if ((s = strdup(name)) == NULL)
+		return -1;
+	x->l.rank[x->nkeys] = -1;
+	x->keyname[x->nkeys++] = s;
+	return (int)(x->nkeys - 1);
+}
+
+static int
+stall_key(struct ex *x, const char *metric)
+{
+	const char *reason;
+	size_t n = kp_summary_stall_of_metric(metric, &reason);
+	char buf[256];
+
+	if (n == 0 || n >= sizeof(buf) - 8)
+		return -2;
+	snprintf(buf, sizeof(buf), "stalls.%.*s", (int)n, reason);
+	return mx_key_id(x, buf);
+}
+
+/* The summary source of a raw metric name: key id (-2 none, -1 nomem). */
+int
+mx_raw_source(struct ex *x, const char *metric, int *rank, int *sum)
+{
+	int key = kp_summary_key_of_metric(metric, rank, sum);
+
+	return key != -2 ? key : stall_key(x, metric);
+}
+
+void
+mx_kernel_free(struct kernel *k)
+{
+	size_t i;
+
+	if (k == NULL)
+		return;
+	for (i = 0; i < k->nm; i++) {
+		free(k->m[i].name);
+		free(k->m[i].unit);
+	}
+	for (i = 0; i < k->nsamp; i++)
+		if (k->samp[i] != NULL && k->samp[i]->heap)
+			free(k->samp[i]);
+	free(k->samp);
+	for (i = 0; i < k->nkeys; i++)
+		free(k->keys[i].v);
+	for (i = 0; i < k->nunknown; i++)
+		free(k->unknown[i]);
+	free(k->unknown);
+	free(k->keys);
+	free(k->m);
+	free(k->mslot);
+	free(k->ids);
+	free(k->colmap);
+	free(k->device);
+	free(k->cc);
+	free(k->jname);
+	free(k->med);
+	free(k->order);
+	free(k->name);
+	free(k);
+}
+
+static int
+kslot_grow(struct ex *x)
+{
+	size_t n = x->kslots ? x->kslots * 2 : 64, i;
+	struct kernel **ns = calloc(n, sizeof(*ns));
+
+	if (ns == NULL)
+		return -1;
+	for (i = 0; i < x->nk; i++) {
+		size_t j = x->k[i]->hash & (n - 1);
+
+		while (ns[j] != NULL)
+			j = (j + 1) & (n - 1);
+		ns[j] = x->k[i];
+	}
+	free(x->kslot);
+	x->kslot = ns;
+	x->kslots = n;
+	return 0;
+}
+
+struct kernel *
+mx_kernel_get(struct ex *x, const char *name, size_t len)
+{
+	uint64_t h = hash(name, len);
+	struct kernel *k;
+	size_t j;
+
+	if (x->kslots == 0 && kslot_grow(x) < 0)
+		return NULL;
+	for (j = h & (x->kslots - 1); (k = x->kslot[j]) != NULL; j = (j + 1) & (x->kslots - 1))
+		if (k->hash == h && k->namelen == len && memcmp(k->name, name, len) == 0)
+			return k;
+	if ((k = calloc(1, sizeof(*k))) == NULL || (k->name = strdup(name)) == NULL) {
+		free(k);
+		return NULL;
+	}
+	k->namelen = len;
+	k->hash = h;
+	k->colfile = (size_t)-1;
+	if (x->nk == x->kcap) {
+		size_t cap = x->kcap ? x->kcap * 2 : 16;
+		struct kernel **nk = realloc(x->k, cap * sizeof(*nk));
+
+		if (nk == NULL) {
+			mx_kernel_free(k);
+			return NULL;
+		}
+		x->k = nk;
+		x->kcap = cap;
+	}
+	x->k[x->nk++] = k;
+	if (x->nk * 2 > x->kslots) {
+		if (kslot_grow(x) < 0)
+			return NULL;
+	} else {
+		for (j = h & (x->kslots - 1); x->kslot[j] != NULL; j = (j + 1) & (x->kslots - 1))
+			;
+		x->kslot[j] = k;
+	}
+	return k;
+}
+
+static int
+mslot_grow(struct kernel *k)
+{
+	size_t n = k->mslots ? k->mslots * 2 : 256, i;
+	uint32_t *ns = calloc(n, sizeof(*ns));
+
+	if (ns == NULL)
+		return -1;
+	for (i = 0; i < k->nm; i++) {
+		size_t j = k->m[i].hash & (n - 1);
+
+		while (ns[j] != 0)
+			j = (j + 1) & (n - 1);
+		ns[j] = (uint32_t)i + 1;
+	}
+	free(k->mslot);
+	k->mslot = ns;
+	k->mslots = n;
+	return 0;
+}
+
+/* The index of a kernel's metric, created with its unit; -1 out of memory. */
+long
+mx_metric_get(struct kernel *k, const char *name, const char *unit, int known)
+{
+	uint64_t h = hash(name, strlen(name));
+	size_t j;
+	struct metric *m;
+
+	if (k->mslots == 0 && mslot_grow(k) < 0)
+		return -1;
+	for (j = h & (k->mslots - 1); k->mslot[j] != 0; j = (j + 1) & (k->mslots - 1)) {
+		m = &k->m[k->mslot[j] - 1];
+		if (m->hash == h && strcmp(m->name, name) == 0)
+			return (long)k->mslot[j] - 1;
+	}
+	if (k->nm == k->mcap) {
+		size_t cap = k->mcap ? k->mcap * 2 : 64;
+		struct metric *nm = realloc(k->m, cap * sizeof(*nm));
+
+		if (nm == NULL)
+			return -1;
+		k->m = nm;
+		k->mcap = cap;
+	}
+	m = &k->m[k->nm];
+	memset(m, 0, sizeof(*m));
+	m->name = strdup(name);
+	m->unit = strdup(unit);
+	m->hash = h;
+	m->known = known;
+	if (m->name == NULL || m->unit == NULL) {
+		free(m->name);
+		free(m->unit);
+		return -1;
+	}
+	k->mslot[j] = (uint32_t)++k->nm;
+	if (k->nm * 2 > k->mslots && mslot_grow(k) < 0)
+		return -1;
+	return (long)k->nm - 1;
+}
+
+int
+mx_kernel_unknown_unit(struct kernel *k, const char *unit)
+{
+	size_t i;
+	char **nu;
+
+	for (i = 0; i < k->nunknown; i++)
+		if (strcmp(k->unknown[i], unit) == 0)
+			return 0;
+	if ((nu = realloc(k->unknown, (k->nunknown + 1) * sizeof(*nu))) == NULL)
+		return -1;
+	k->unknown = nu;
+	if ((k->unknown[k->nunknown] = strdup(unit)) == NULL)
+		return -1;
+	k->nunknown++;
+	return 0;
+}
+
+int
+mx_kernel_add_id(struct kernel *k, long long id)
+{
+	size_t lo = 0, hi = k->nids, i;
+
+	/* the common case: the next ID after the last range */
+	if (k->nids > 0 && k->ids[k->nids - 1].hi + 1 == id) {
+		k->ids[k->nids - 1].hi = id;
+		return 0;
+	}
+	while (lo < hi) {	/* first range with hi >= id - 1 */
+		size_t mid = (lo + hi) / 2;
+
+		if (k->ids[mid].hi < id - 1)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	i = lo;
+	if (i < k->nids && k->ids[i].lo <= id + 1) {
+		if (id < k->ids[i].lo)
+			k->ids[i].lo = id;
+		if (id > k->ids[i].hi) {
+			k->ids[i].hi = id;
+			if (i + 1 < k->nids && k->ids[i + 1].lo == id + 1) {
+				k->ids[i].hi = k->ids[i + 1].hi;
+				memmove(&k->ids[i + 1], &k->ids[i + 2],
+				    (k->nids - i - 2) * sizeof(*k->ids));
+				k->nids--;
+			}
+		}
+		return 0;
+	}
+	if (k->nids == k->idcap) {
+		size_t cap = k->idcap ? k->idcap * 2 : 4;
+		struct idrange *n = realloc(k->ids, cap * sizeof(*n));
+
+		if (n == NULL)
+			return -1;
+		k->ids = n;
+		k->idcap = cap;
+	}
+	memmove(&k->ids[i + 1], &k->ids[i], (k->nids - i) * sizeof(*k->ids));
+	k->ids[i].lo = k->ids[i].hi = id;
+	k->nids++;
+	return 0;
+}
+
+int
+mx_kernel_keys_fit(struct ex *x, struct kernel *k)
+{
+	struct acc *na;
+
+	if (k->nkeys >= x->nkeys)
+		return 0;
+	if ((na = realloc(k->keys, x->nkeys * sizeof(*na))) == NULL)
+		return -1;
+	memset(na + k->nkeys, 0, (x->nkeys - k->nkeys) * sizeof(*na));
+	k->keys = na;
+	k->nkeys = x->nkeys;
+	return 0;
+}

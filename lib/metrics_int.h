@@ -1,0 +1,271 @@
+/*
+ * metrics_int.h: what the modules of kp-extract's engine share (metrics.c drives
+ * them; see its comment for the design).  Not part of the library's interface
+ * (kp_metrics.h).  Each module depends on the ones below it in this file's
+ * order of sections: sample, jsonw, cells, kernels, launch, the pages,
+ * summary_write.
+ */
+#ifndef KP_METRICS_INT_H
+#define KP_METRICS_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "kp_summary_keys.h"
+
+struct kp_err;
+struct kp_csv;
+struct kp_arena;
+
+#define ACC_KEEP 1024
+#define CLI_SECTION "Command line profiler metrics"
+
+struct acc {
+	double *v;
+	uint32_t n, cap;
+	uint64_t seen;
+	double min, max, sum;
+	uint64_t rng, next;	/* reservoir: the next value that replaces one */
+	double w;
+};
+
+struct metric {
+	char *name;
+	char *unit;		/* base unit, or the unknown unit as printed */
+	uint64_t hash;		/* of name: kept for the table's growth and probes */
+	int known;
+};
+
+/*
+ * A metric's value in a kept launch, in 32 bits: CELL_ABSENT; a decimal
+ * number as printed in base units (bit 30 sign, bits 26-29 the digits after
+ * the point, bits 0-25 all the digits), decoded by the same exact division
+ * the parser does; or CELL_ESC | i, the i-th double of the block (any other
+ * number, already scaled).  Most ncu values fit the decimal form, so a launch
+ * of 2,238 metrics is ~10 KB instead of ~18 KB of doubles.
+ */
+#define CELL_ABSENT 0xffffffffu
+#define CELL_ESC 0x80000000u
+#define CELL_NEG 0x40000000u
+#define CELL_MANT 0x03ffffffu
+
+struct block {			/* one kept launch */
+	uint32_t cap;		/* bytes after the header */
+	uint32_t ncells, nover;
+	uint32_t heap;		/* from malloc (a replacement), else in the arena */
+	double over[];		/* nover doubles, then ncells cells */
+};
+
+struct idrange {
+	long long lo, hi;
+};
+
+struct kernel {
+	char *name;
+	size_t namelen;
+	uint64_t hash;
+	long block[3], grid[3];
+	int have_block, have_grid;
+	char *device, *cc;
+	size_t launches;	/* (file, ID) launches */
+	double total_dur;
+	struct acc *keys;	/* by key id */
+	size_t nkeys;
+	struct metric *m;
+	size_t nm, mcap;
+	struct block **samp;	/* the kept launches, at most ACC_KEEP */
+	uint32_t nsamp;
+	uint64_t rng, next;	/* launch reservoir, as in struct acc */
+	double w;
+	uint32_t *mslot;	/* open addressing: index + 1, 0 empty */
+	size_t mslots;
+	struct idrange *ids;	/* distinct IDs, sorted ranges */
+	size_t nids, idcap;
+	char **unknown;
+	size_t nunknown;
+	int *colmap;		/* raw page: column -> metric index, for file colfile */
+	size_t colfile;
+	char *jname;		/* the name as a JSON string, for metrics_extracted.jsonl */
+	int jstate;		/* 0 not yet, 1 jname set, -1 jansson refuses the name */
+	double *med;		/* kernel_medians(): by metric index */
+	struct metric **order;	/* the metrics with a value, by name */
+	size_t nmed;
+};
+
+struct col {			/* a metric column of a raw page */
+	double scale;
+	char *unit;
+	int known;
+	int key, rank, sum;	/* summary source, key -1 when none */
+};
+
+struct launch {
+	int open;
+	int keep;		/* in the kernel's sample: cells are stored */
+	long long id;
+	struct kernel *k;
+	uint32_t *cells;
+	size_t ncells, cellcap;
+	double *over;
+	size_t nover, overcap;
+	double *val;
+	int *rank;		/* -1: not set */
+	json_t *all;
+};
+
+struct ex {
+	struct kp_arena arena;	/* the kernels' sample blocks */
+	int short_maps;		/* kernels' metrics: the key ones (metrics_all.json has all) */
+	struct kernel **k;
+	size_t nk, kcap;
+	struct kernel **kslot;
+	size_t kslots;
+	char **keyname;		/* key id -> name ("stalls.<reason>" for stalls) */
+	size_t nkeys, keycap;
+	int all_metrics;
+	int (*emit)(json_t *rec, void *arg, struct kp_err *err);
+	void *arg;
+	json_t *inputs;
+	/* the file being read */
+	const char *path;
+	size_t file;
+	struct col *cols;
+	size_t ncols;
+	size_t *keycols;	/* the columns that feed summary keys */
+	size_t nkeycols;
+	struct launch l;
+	size_t file_launches;
+	/* metrics_extracted.jsonl written here without jansson (jsonl_launch) */
+	FILE *jfp;
+	const char *jfpath;
+	char *jpd;		/* profile_dir as a JSON string, or NULL */
+	char *jpath;		/* the file being read as a JSON string */
+	int jpath_state;	/* as kernel.jstate */
+	char **jkey;		/* key id -> JSON string of its name under summary[.stalls] */
+	size_t *korder;		/* key ids in jansson's sorted order */
+	size_t nkorder;		/* keys that jkey and korder cover */
+	int jkeys_bad;		/* a key that jansson would refuse: use jansson */
+	char *out;		/* one record */
+	size_t outcap;
+};
+
+/* The launch-level columns every page has: kernel, block, grid, device, cc. */
+struct fixed {
+	long id, name, block, grid, cc, device;
+};
+
+/* 10^0 .. 10^15, exact doubles (cells.c). */
+extern const double mx_p10[16];
+
+/* ---- sample.c ---- */
+int mx_acc_add(struct acc *a, double x);
+double mx_median(double *v, size_t n);
+
+/* ---- jsonw.c ---- */
+json_t *mx_jnum(double v);
+int mx_jset(json_t *o, const char *key, json_t *v);
+int mx_jset_key(json_t *o, const char *key, json_t *v);
+char *mx_jesc(const char *s);
+int mx_keycmp(const char *a, const char *b);
+char *mx_put_str(char *p, const char *s);
+char *mx_put_ll(char *p, long long v);
+char *mx_put_num(char *p, double v);
+int mx_put_jstr(FILE *fp, const char *s);
+
+/* ---- cells.c ---- */
+int mx_cells_fit(struct launch *l, size_t m);
+double mx_cell_value(const struct block *b, uint32_t c);
+int mx_cell_slow(struct launch *l, const char *s, size_t len, double scale, int wide,
+    uint32_t *cell, double *out);
+int mx_launch_keep(struct launch *l, struct kernel *k, struct kp_arena *arena);
+
+/* ---- kernels.c ---- */
+int mx_key_id(struct ex *x, const char *name);
+int mx_raw_source(struct ex *x, const char *metric, int *rank, int *sum);
+void mx_kernel_free(struct kernel *k);
+struct kernel *mx_kernel_get(struct ex *x, const char *name, size_t len);
+long mx_metric_get(struct kernel *k, const char *name, const char *unit, int known);
+int mx_kernel_unknown_unit(struct kernel *k, const char *unit);
+int mx_kernel_add_id(struct kernel *k, long long id);
+int mx_kernel_keys_fit(struct ex *x, struct kernel *k);
+
+/* ---- launch.c ---- */
+void mx_launch_reset(struct ex *x);
+void mx_launch_put(struct ex *x, int key, int rank, int sum, double v);
+int mx_launch_start(struct ex *x, struct kernel *k, long long id, struct kp_err *err);
+int mx_launch_end(struct ex *x, struct kp_err *err);
+int mx_launch_all_metric(struct ex *x, const char *name, double v, const char *unit);
+
+/* ---- csvpage.c ---- */
+long mx_header_index(const struct kp_csv *c, const char *name);
+int mx_parse_id(const struct kp_csv *c, size_t i, long long *id, struct kp_err *err);
+void mx_fixed_find(const struct kp_csv *c, struct fixed *fx);
+struct kernel *mx_row_kernel(struct ex *x, const struct kp_csv *c, const struct fixed *fx,
+    struct kp_err *err);
+int mx_read_file(struct ex *x, const char *path, struct kp_err *err);
+
+/* ---- rawpage.c ---- */
+void mx_cols_free(struct ex *x);
+int mx_read_raw(struct ex *x, struct kp_csv *c, struct kp_err *err);
+
+/* ---- detailspage.c ---- */
+int mx_read_details(struct ex *x, struct kp_csv *c, struct kp_err *err);
+
+/* ---- summary_write.c ---- */
+json_t *mx_summary_json(struct ex *x, struct kp_err *err);
+int mx_write_all(struct ex *x, FILE *fp, const char *path, struct kp_err *err);
+
+/* ---- metrics.c ---- */
+int mx_nomem(struct kp_err *err);
+
+/*
+ * A numeric cell, scaled: 1 with its cell and value, 0 when it is not a
+ * number (kp_parse_number), -1 out of memory.  The fast path, small enough
+ * to be inlined in the row loop, takes what ncu prints in base units
+ * ([-]digits with thousands commas and one point, up to 2^26 - 1 in all);
+ * its value, one correctly rounded division of exact doubles, is the one
+ * kp_parse_number and strtod give.
+ */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int
+mx_cell_parse(struct launch *l, const char *s, size_t len, double scale, uint32_t *cell,
+    double *out)
+{
+	size_t i = 0;
+	uint32_t acc = 0, nfrac = 0, neg = 0, dot = 0;
+	double v;
+
+	if (scale != 1.0 || len == 0)
+		return mx_cell_slow(l, s, len, scale, 0, cell, out);
+	if (s[0] == '-')
+		neg = i = 1;
+	if (i == len || (unsigned)(unsigned char)s[i] - '0' >= 10)
+		return mx_cell_slow(l, s, len, scale, 0, cell, out);
+	for (; i < len; i++) {
+		uint32_t d = (uint32_t)(unsigned char)s[i] - '0';
+
+		if (d < 10) {
+			acc = acc * 10 + d;
+			nfrac += dot;
+			if (acc > CELL_MANT)
+				break;
+		} else if (s[i] == '.' && !dot) {
+			dot = 1;
+		} else if (s[i] != ',' || dot) {
+			break;
+		}
+	}
+	if (i < len || nfrac >= 16)
+		return mx_cell_slow(l, s, len, scale, i < len && acc > CELL_MANT, cell, out);
+	*cell = neg << 30 | nfrac << 26 | acc;
+	v = (double)acc / mx_p10[nfrac];
+	*out = neg ? -v : v;
+	return 1;
+}
+
+#endif

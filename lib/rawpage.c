@@ -1,0 +1,195 @@
+/*
+ * rawpage.c: the raw page (--page raw): one row per launch, one column per
+ * metric, a units row under the header.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "kp.h"
+#include "metrics_int.h"
+
+void
+mx_cols_free(struct ex *x)
+{
+	size_t i;
+
+	for (i = 0; i < x->ncols; i++)
+		free(x->cols[i].unit);
+	free(x->cols);
+	x->cols = NULL;
+	x->ncols = 0;
+	free(x->keycols);
+	x->keycols = NULL;
+	x->nkeycols = 0;
+}
+
+static int
+raw_units(struct ex *x, struct kp_csv *c, char **hdr, size_t nh, size_t first,
+    struct kp_err *err)
+{
+	/* a page has thousands of columns and a few dozen distinct units */
+	struct { const char *s; struct kp_unit u; } seen[32];
+	size_t i, j, nseen = 0;
+
+	if ((x->cols = calloc(nh, sizeof(*x->cols))) == NULL ||
+	    (x->keycols = calloc(nh, sizeof(*x->keycols))) == NULL)
+		return mx_nomem(err);
+	x->ncols = nh;
+	for (i = 0; i < nh; i++) {
+		const struct kp_field *f = kp_csv_field(c, i);
+		struct kp_unit u;
+		struct col *cl = &x->cols[i];
+
+		cl->key = -2;
+		if (i < first)
+			continue;
+		for (j = 0; j < nseen && strcmp(seen[j].s, f->s) != 0; j++)
+			;
+		if (j < nseen)
+			u = seen[j].u;
+		else {
+			kp_unit_parse(f->s, &u);
+			if (nseen < sizeof seen / sizeof seen[0]) {
+				seen[nseen].s = f->s;	/* the units record stays in place */
+				seen[nseen++].u = u;
+			}
+		}
+		cl->scale = u.scale;
+		cl->known = u.known;
+		if ((cl->unit = strdup(u.known ? u.base : f->s)) == NULL)
+			return mx_nomem(err);
+		if ((cl->key = mx_raw_source(x, hdr[i], &cl->rank, &cl->sum)) == -1)
+			return mx_nomem(err);
+		if (cl->key >= 0)
+			x->keycols[x->nkeycols++] = i;
+	}
+	return 0;
+}
+
+static int
+raw_colmap(struct kernel *k, struct ex *x, char **hdr, size_t first, struct kp_err *err)
+{
+	size_t i;
+
+	free(k->colmap);
+	if ((k->colmap = malloc(x->ncols * sizeof(*k->colmap))) == NULL)
+		return mx_nomem(err);
+	for (i = 0; i < x->ncols; i++) {
+		long m = -1;
+
+		if (i >= first && (m = mx_metric_get(k, hdr[i], x->cols[i].unit,
+		    x->cols[i].known)) < 0)
+			return mx_nomem(err);
+		k->colmap[i] = (int)m;
+		if (i >= first && !x->cols[i].known &&
+		    mx_kernel_unknown_unit(k, x->cols[i].unit) < 0)
+			return mx_nomem(err);
+	}
+	k->colfile = x->file;
+	return 0;
+}
+
+static int
+raw_row(struct ex *x, struct kp_csv *c, const struct fixed *fx, char **hdr, size_t first,
+    struct kp_err *err)
+{
+	size_t i, nf = kp_csv_nfields(c);
+	const struct kp_field *fields;
+	const struct col *cols;
+	const int *colmap;
+	uint32_t *cells;
+	struct kernel *k;
+	long long id;
+
+	if (nf != x->ncols)
+		return kp_errf(err, KP_EXIT_DATA, "%s:%lu: %zu fields, the header has %zu "
+		    "(truncated or not one ncu page?)", kp_csv_name(c), kp_csv_line(c), nf,
+		    x->ncols);
+	if (mx_parse_id(c, (size_t)fx->id, &id, err) < 0 ||
+	    (k = mx_row_kernel(x, c, fx, err)) == NULL)
+		return -1;
+	if (k->colfile != x->file && raw_colmap(k, x, hdr, first, err) < 0)
+		return -1;
+	if (mx_launch_start(x, k, id, err) < 0)
+		return -1;
+	if (!x->l.keep && x->l.all == NULL) {
+		/* not in the sample: only the summary keys are needed */
+		for (i = 0; i < x->nkeycols; i++) {
+			const struct kp_field *f = kp_csv_field(c, x->keycols[i]);
+			const struct col *cl = &x->cols[x->keycols[i]];
+			uint32_t cell;
+			double v;
+
+			if (mx_cell_parse(&x->l, f->s, f->len, cl->scale, &cell, &v) > 0)
+				mx_launch_put(x, cl->key, cl->rank, cl->sum, v);
+		}
+		return mx_launch_end(x, err);
+	}
+	/* the hot loop: every cell of a kept launch (locals: no reloads through x) */
+	fields = kp_csv_field(c, 0);
+	cols = x->cols;
+	colmap = k->colmap;
+	cells = x->l.keep ? x->l.cells : NULL;
+	for (i = first; i < nf; i++) {
+		const struct kp_field *f = &fields[i];
+		const struct col *cl = &cols[i];
+		uint32_t cell;
+		double v;
+		int r;
+
+		if ((r = mx_cell_parse(&x->l, f->s, f->len, cl->scale, &cell, &v)) == 0)
+			continue;
+		if (r < 0)
+			return mx_nomem(err);
+		if (cells != NULL)
+			cells[colmap[i]] = cell;
+		if (cl->key >= 0)
+			mx_launch_put(x, cl->key, cl->rank, cl->sum, v);
+		if (x->l.all != NULL && mx_launch_all_metric(x, hdr[i], v, cl->unit) < 0)
+			return mx_nomem(err);
+	}
+	return mx_launch_end(x, err);
+}
+
+int
+mx_read_raw(struct ex *x, struct kp_csv *c, struct kp_err *err)
+{
+	struct fixed fx;
+	size_t nh = kp_csv_nfields(c), i, first;
+	char **hdr;
+	int r, rc = -1;
+
+	mx_fixed_find(c, &fx);
+	if (fx.name < 0 || fx.id < 0)
+		return kp_errf(err, KP_EXIT_DATA, "%s:%lu: raw page without a \"Kernel Name\" "
+		    "column", kp_csv_name(c), kp_csv_line(c));
+	if ((hdr = calloc(nh, sizeof(*hdr))) == NULL)
+		return mx_nomem(err);
+	/* Metric columns follow "CC" (the launch columns come first). */
+	first = fx.cc >= 0 ? (size_t)fx.cc + 1 : (size_t)fx.name + 1;
+	for (i = 0; i < nh; i++)
+		if ((hdr[i] = strdup(kp_csv_field(c, i)->s)) == NULL) {
+			mx_nomem(err);
+			goto out;
+		}
+	if ((r = kp_csv_next(c, err)) < 0)
+		goto out;
+	if (r == 0 || kp_csv_nfields(c) != nh || kp_csv_field(c, (size_t)fx.id)->len != 0) {
+		kp_errf(err, KP_EXIT_DATA, "%s:%lu: raw page without its units row (truncated?)",
+		    kp_csv_name(c), kp_csv_line(c));
+		goto out;
+	}
+	if (raw_units(x, c, hdr, nh, first, err) < 0)
+		goto out;
+	while ((r = kp_csv_next(c, err)) == 1)
+		if (raw_row(x, c, &fx, hdr, first, err) < 0)
+			goto out;
+	if (r == 0)
+		rc = 0;
+out:
+	for (i = 0; i < nh; i++)
+		free(hdr[i]);
+	free(hdr);
+	mx_cols_free(x);
+	return rc;
+}

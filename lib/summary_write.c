@@ -1,0 +1,348 @@
+/*
+ * summary_write.c: the metrics summary from the extraction: the medians per
+ * kernel, the summary object (metrics_summary.json) and metrics_all.json.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kp.h"
+#include "metrics_int.h"
+
+static json_t *
+acc_median(struct acc *a)
+{
+	return mx_jnum(mx_median(a->v, a->n));
+}
+
+/* The summary lists at most this many launch IDs per kernel. */
+#define KP_IDS_LISTED 1024
+
+static json_t *
+ids_json(const struct kernel *k)
+{
+	json_t *a = json_array();
+	size_t i;
+	long long id;
+
+	for (i = 0; a != NULL && i < k->nids; i++)
+		for (id = k->ids[i].lo; id <= k->ids[i].hi; id++) {
+			/* Memory stays flat: the first KP_IDS_LISTED only (see ids_truncated). */
+			if (json_array_size(a) >= KP_IDS_LISTED)
+				return a;
+			if (json_array_append_new(a, json_integer(id)) < 0) {
+				json_decref(a);
+				return NULL;
+			}
+		}
+	return a;
+}
+
+/* Distinct launch IDs of a kernel (the ranges added up). */
+static unsigned long long
+ids_count(const struct kernel *k)
+{
+	unsigned long long n = 0;
+	size_t i;
+
+	for (i = 0; i < k->nids; i++)
+		n += (unsigned long long)(k->ids[i].hi - k->ids[i].lo) + 1;
+	return n;
+}
+
+static int
+cmpstr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+char *
+kp_kernel_function(const char *name)
+{
+	size_t n = strlen(name);
+	long depth = 0;
+	size_t i;
+
+	while (n > 0 && isspace((unsigned char)name[n - 1]))
+		n--;
+	if (n == 0 || name[n - 1] != ')')
+		return strndup(name, n);
+	/* the last top-level parenthesised group is the parameter list */
+	for (i = n; i-- > 0;) {
+		if (name[i] == ')')
+			depth++;
+		else if (name[i] == '(' && --depth == 0)
+			break;
+	}
+	if (depth != 0 || i == 0)
+		return strndup(name, n);
+	while (i > 0 && isspace((unsigned char)name[i - 1]))
+		i--;
+	return strndup(name, i);
+}
+
+/*
+ * The medians of a kernel's metrics over its kept launches, TILE metrics at
+ * a time: each block gives TILE adjacent cells, gathered into one column of
+ * values per metric.
+ */
+#define TILE 64
+static int
+by_name(const void *a, const void *b)
+{
+	return strcmp((*(struct metric *const *)a)->name, (*(struct metric *const *)b)->name);
+}
+
+/*
+ * Each metric's median over the kept launches (k->med, by metric index) and
+ * the metrics that have one, in name order (k->order): jansson dumps an
+ * object's keys in the order they were set, and metrics_all.json is written
+ * in that order.  Computed once; -1 out of memory.
+ */
+static int
+kernel_medians(struct kernel *k)
+{
+	double *col;
+	size_t cnt[TILE], m0, j, s, colsize;
+	int mapped;
+
+	if (k->med != NULL || k->nm == 0 || k->nsamp == 0)
+		return 0;
+	/* up to 512 KB, written whole: faulted in at once when big */
+	colsize = (size_t)TILE * k->nsamp * sizeof(*col);
+	mapped = colsize >= ((size_t)128 << 10) && (col = kp_populated(colsize)) != NULL;
+	if ((!mapped && (col = malloc(colsize)) == NULL) ||
+	    (k->med = malloc(k->nm * sizeof(*k->med))) == NULL ||
+	    (k->order = malloc(k->nm * sizeof(*k->order))) == NULL) {
+		if (mapped)
+			kp_populated_free(col, colsize);
+		else
+			free(col);
+		return -1;
+	}
+	for (m0 = 0; m0 < k->nm; m0 += TILE) {
+		size_t nt = k->nm - m0 < TILE ? k->nm - m0 : TILE;
+
+		memset(cnt, 0, sizeof(cnt));
+		for (s = 0; s < k->nsamp; s++) {
+			const struct block *b = k->samp[s];
+			const uint32_t *cells = (const uint32_t *)(b->over + b->nover);
+			size_t end = b->ncells < m0 + nt ? b->ncells : m0 + nt;
+
+			for (j = m0; j < end; j++)
+				if (cells[j] != CELL_ABSENT)
+					col[(j - m0) * k->nsamp + cnt[j - m0]++] =
+					    mx_cell_value(b, cells[j]);
+		}
+		for (j = 0; j < nt; j++) {
+			if (cnt[j] == 0)
+				continue;
+			k->med[m0 + j] = mx_median(col + j * k->nsamp, cnt[j]);
+			k->order[k->nmed++] = &k->m[m0 + j];
+		}
+	}
+	if (mapped)
+		kp_populated_free(col, colsize);
+	else
+		free(col);
+	qsort(k->order, k->nmed, sizeof(*k->order), by_name);
+	return 0;
+}
+
+/* The medians into met and units: all of them, or the key metrics only. */
+static int
+metrics_json(struct kernel *k, json_t *met, json_t *units, int key_only)
+{
+	size_t j;
+
+	if (kernel_medians(k) < 0)
+		return -1;
+	for (j = 0; j < k->nmed; j++) {
+		const struct metric *m = k->order[j];
+
+		if (key_only && !kp_key_metric(m->name))
+			continue;
+		if (mx_jset(met, m->name, mx_jnum(k->med[m - k->m])) < 0 ||
+		    mx_jset(units, m->name, json_string(m->unit)) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static json_t *
+kernel_json(struct ex *x, struct kernel *k)
+{
+	json_t *o, *sum, *spread, *met, *units, *unk;
+	char *fn;
+	size_t i;
+	int sampled = 0;
+
+	if ((fn = kp_kernel_function(k->name)) == NULL)
+		return NULL;
+	o = json_pack("{s:s, s:s, s:I, s:o}", "name", k->name, "function", fn, "launches",
+	    (json_int_t)k->launches, "ids", ids_json(k));
+	free(fn);
+	if (o != NULL && ids_count(k) > KP_IDS_LISTED)
+		json_object_set_new(o, "ids_truncated", json_true());
+	sum = json_object();
+	spread = json_object();
+	met = json_object();
+	units = json_object();
+	unk = json_array();
+	if (o == NULL || !sum || !spread || !met || !units || !unk)
+		goto fail;
+	if (k->have_block && mx_jset(o, "block", json_pack("[I,I,I]", (json_int_t)k->block[0],
+	    (json_int_t)k->block[1], (json_int_t)k->block[2])) < 0)
+		goto fail;
+	if (k->have_grid && mx_jset(o, "grid", json_pack("[I,I,I]", (json_int_t)k->grid[0],
+	    (json_int_t)k->grid[1], (json_int_t)k->grid[2])) < 0)
+		goto fail;
+	if (k->device && mx_jset(o, "device", json_string(k->device)) < 0)
+		goto fail;
+	if (k->cc && mx_jset(o, "cc", json_string(k->cc)) < 0)
+		goto fail;
+	for (i = 0; i < k->nkeys; i++) {
+		struct acc *a = &k->keys[i];
+
+		if (a->seen == 0)
+			continue;
+		sampled |= a->seen > a->n;
+		if (mx_jset_key(sum, x->keyname[i], acc_median(a)) < 0)
+			goto fail;
+		if (k->launches > 1 && mx_jset_key(spread, x->keyname[i], json_pack("{s:o, s:o}",
+		    "min", mx_jnum(a->min), "max", mx_jnum(a->max))) < 0)
+			goto fail;
+	}
+	sampled |= k->launches > k->nsamp;
+	if (metrics_json(k, met, units, x->short_maps) < 0 ||
+	    mx_jset(o, "metrics_count", json_integer((json_int_t)k->nmed)) < 0)
+		goto fail;
+	if (k->nunknown > 1)
+		qsort(k->unknown, k->nunknown, sizeof(*k->unknown), cmpstr);
+	for (i = 0; i < k->nunknown; i++)
+		if (json_array_append_new(unk, json_string(k->unknown[i])) < 0)
+			goto fail;
+	if (json_object_set_new(o, "summary", sum) < 0 ||
+	    (k->launches > 1 ? json_object_set_new(o, "spread", spread) :
+	    (json_decref(spread), 0)) < 0 ||
+	    json_object_set_new(o, "metrics", met) < 0 ||
+	    json_object_set_new(o, "units", units) < 0 ||
+	    json_object_set_new(o, "unknown_units", unk) < 0 ||
+	    mx_jset(o, "median", json_string(sampled ? "sampled" : "exact")) < 0)
+		return json_decref(o), NULL;
+	return o;
+fail:
+	json_decref(o);
+	json_decref(sum);
+	json_decref(spread);
+	json_decref(met);
+	json_decref(units);
+	json_decref(unk);
+	return NULL;
+}
+
+json_t *
+mx_summary_json(struct ex *x, struct kp_err *err)
+{
+	json_t *s, *ks;
+	size_t i, primary = 0;
+	double best = -1;
+	size_t most = 0;
+	int have_dur = 0;
+
+	if ((ks = json_array()) == NULL)
+		return mx_nomem(err), NULL;
+	for (i = 0; i < x->nk; i++) {
+		struct kernel *k = x->k[i];
+
+		if (json_array_append_new(ks, kernel_json(x, k)) < 0) {
+			json_decref(ks);
+			return mx_nomem(err), NULL;
+		}
+		if (k->nkeys > KP_SK_DURATION && k->keys[KP_SK_DURATION].seen > 0) {
+			if (!have_dur || k->total_dur > best) {
+				best = k->total_dur;
+				primary = i;
+			}
+			have_dur = 1;
+		} else if (!have_dur && k->launches > most) {
+			most = k->launches;
+			primary = i;
+		}
+	}
+	s = json_pack("{s:s, s:O, s:o, s:I}", "schema", "kp-metrics-summary/2", "inputs",
+	    x->inputs, "kernels", ks, "primary", (json_int_t)primary);
+	if (s != NULL && x->short_maps &&
+	    json_object_set_new(s, "metrics_all", json_string(KP_METRICS_ALL)) < 0) {
+		json_decref(s);
+		s = NULL;
+	}
+	if (s == NULL)
+		mx_nomem(err);
+	return s;
+}
+
+/*
+ * metrics_all.json written from the kernels' medians, without building 4,400
+ * jansson objects per kernel: byte for byte what json_dumpf(JSON_INDENT(2) |
+ * JSON_SORT_KEYS | JSON_REAL_PRECISION(15)) writes for {"kernels": [{"metrics",
+ * "name", "units"}], "schema"} (names escaped by jansson itself, numbers by
+ * put_num(), as for metrics_extracted.jsonl; tests/unit/check_summary.c
+ * compares the two on real captures).
+ */
+/* A kernel's "metrics" (values) or "units" map, indented as jansson does. */
+static int
+write_map(FILE *fp, const struct kernel *k, int units, const char *path, struct kp_err *err)
+{
+	char num[64];
+	size_t j;
+
+	fputs(units ? "      \"units\": {" : "      \"metrics\": {", fp);
+	for (j = 0; j < k->nmed; j++) {
+		const struct metric *m = k->order[j];
+
+		fputs(j > 0 ? ",\n        " : "\n        ", fp);
+		if (mx_put_jstr(fp, m->name) < 0)
+			return kp_errf(err, KP_EXIT_DATA, "%s: a metric name jansson refuses", path);
+		fputs(": ", fp);
+		if (units) {
+			if (mx_put_jstr(fp, m->unit) < 0)
+				return kp_errf(err, KP_EXIT_DATA, "%s: a unit jansson refuses", path);
+		} else {
+			*mx_put_num(num, k->med[m - k->m]) = '\0';
+			fputs(num, fp);
+		}
+	}
+	fputs(k->nmed > 0 ? "\n      }" : "}", fp);
+	return 0;
+}
+
+int
+mx_write_all(struct ex *x, FILE *fp, const char *path, struct kp_err *err)
+{
+	size_t i;
+
+	fputs("{\n  \"kernels\": [", fp);
+	for (i = 0; i < x->nk; i++) {
+		struct kernel *k = x->k[i];
+
+		if (kernel_medians(k) < 0)
+			return mx_nomem(err);
+		fputs(i > 0 ? ",\n    {\n" : "\n    {\n", fp);
+		if (write_map(fp, k, 0, path, err) < 0)
+			return -1;
+		fputs(",\n      \"name\": ", fp);
+		if (mx_put_jstr(fp, k->name) < 0)
+			return kp_errf(err, KP_EXIT_DATA, "%s: a kernel name jansson refuses", path);
+		fputs(",\n", fp);
+		if (write_map(fp, k, 1, path, err) < 0)
+			return -1;
+		fputs("\n    }", fp);
+	}
+	fputs(x->nk > 0 ? "\n  ],\n" : "],\n", fp);
+	fputs("  \"schema\": \"kp-metrics-all/1\"\n}\n", fp);
+	if (ferror(fp))
+		return kp_errf(err, KP_EXIT_ENV, "%s: %s", path, strerror(errno ? errno : EIO));
+	return 0;
+}
