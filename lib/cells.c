@@ -47,46 +47,6 @@ mx_cell_value(const struct block *b, uint32_t c)
 }
 
 /*
- * [-]digits with commas and one point: the correctly rounded double, as
- * strtod gives it.  Digits below 2^53 with at most 22 after the point: one
- * division of exact doubles (Clinger's fast path); up to 2^64:
- * kp_decimal_exact(); -1 otherwise.
- */
-static int
-wide_decimal(const char *s, size_t len, double *out)
-{
-	static const double e[] = { 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
-	size_t i = s[0] == '-';
-	uint64_t acc = 0;
-	unsigned nfrac = 0, dot = 0;
-
-	int wide = 0;
-
-	for (; i < len; i++) {
-		uint64_t d = (uint64_t)(unsigned char)s[i] - '0';
-
-		if (d < 10) {
-			if (acc > (UINT64_MAX - 9) / 10)
-				return -1;
-			acc = acc * 10 + d;
-			nfrac += dot;
-			wide |= acc >= (uint64_t)1 << 53;
-		} else if (s[i] == '.' && !dot) {
-			dot = 1;
-		} else if (s[i] != ',' || dot) {
-			return -1;
-		}
-	}
-	if (!wide && nfrac <= 22)
-		*out = (double)acc / (nfrac < 16 ? mx_p10[nfrac] : e[nfrac - 16]);
-	else if (kp_decimal_exact(acc, nfrac, out) < 0)
-		return -1;
-	if (s[0] == '-')
-		*out = -*out;
-	return 0;
-}
-
-/*
  * The rest of cell_parse: a decimal too wide for a cell, a scaled unit, or
  * anything kp_parse_number takes; the value is kept as a double of the launch.
  */
@@ -96,7 +56,7 @@ mx_cell_slow(struct launch *l, const char *s, size_t len, double scale, int wide
 {
 	double v;
 
-	if (!(wide && wide_decimal(s, len, &v) == 0)) {
+	if (!(wide && kp_parse_decimal_wide(s, len, &v) == 0)) {
 		if (kp_parse_number(s, len, &v) != KP_NUM_OK || !isfinite(v))
 			return 0;
 		v *= scale;
@@ -118,28 +78,6 @@ mx_cell_slow(struct launch *l, const char *s, size_t len, double scale, int wide
 	return 1;
 }
 
-/* Algorithm L over a kernel's launches, as acc_skip */
-static uint64_t
-k_rand(struct kernel *k)
-{
-	k->rng ^= k->rng << 13;
-	k->rng ^= k->rng >> 7;
-	k->rng ^= k->rng << 17;
-	return k->rng;
-}
-
-static double
-k_unit(struct kernel *k)
-{
-	return ((double)(k_rand(k) >> 11) + 0.5) / 9007199254740992.0;
-}
-
-static void
-k_skip(struct kernel *k)
-{
-	k->next += (uint64_t)floor(log(k_unit(k)) / log1p(-k->w)) + 1;
-}
-
 /*
  * Keep the launch's cells in the kernel's sample; -1 out of memory.  The
  * first ACC_KEEP blocks come from the arena; a replacement reuses its slot's
@@ -157,7 +95,7 @@ mx_launch_keep(struct launch *l, struct kernel *k, struct kp_arena *arena)
 			return -1;
 		slot = k->nsamp;
 	} else {
-		slot = k_rand(k) % ACC_KEEP;
+		slot = mx_rand(&k->rng) % ACC_KEEP;
 	}
 	b = k->samp[slot];
 	if (need > UINT32_MAX / 2)
@@ -188,13 +126,13 @@ mx_launch_keep(struct launch *l, struct kernel *k, struct kp_arena *arena)
 	if (k->nsamp < ACC_KEEP) {
 		if (++k->nsamp == ACC_KEEP) {
 			k->rng = 0x9e3779b97f4a7c15ULL;
-			k->w = exp(log(k_unit(k)) / ACC_KEEP);
+			k->w = exp(log(mx_unit(&k->rng)) / ACC_KEEP);
 			k->next = k->launches + 1;
-			k_skip(k);
+			mx_skip(&k->rng, &k->next, k->w);
 		}
 	} else {
-		k->w *= exp(log(k_unit(k)) / ACC_KEEP);
-		k_skip(k);
+		k->w *= exp(log(mx_unit(&k->rng)) / ACC_KEEP);
+		mx_skip(&k->rng, &k->next, k->w);
 	}
 	return 0;
 }

@@ -7,19 +7,8 @@
 #include <string.h>
 
 #include "kp.h"
+#include "kp_strmap.h"
 #include "metrics_int.h"
-
-static uint64_t
-hash(const char *s, size_t n)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	while (n--) {
-		h ^= (unsigned char)*s++;
-		h *= 1099511628211ULL;
-	}
-	return h;
-}
 
 /* Intern a summary key; its id or -1. */
 int
@@ -135,7 +124,7 @@ kslot_grow(struct ex *x)
 struct kernel *
 mx_kernel_get(struct ex *x, const char *name, size_t len)
 {
-	uint64_t h = hash(name, len);
+	uint64_t h = kp_fnv1a(name, len, KP_FNV1A_INIT);
 	struct kernel *k;
 	size_t j;
 
@@ -199,7 +188,7 @@ mslot_grow(struct kernel *k)
 long
 mx_metric_get(struct kernel *k, const char *name, const char *unit, int known)
 {
-	uint64_t h = hash(name, strlen(name));
+	uint64_t h = kp_fnv1a(name, strlen(name), KP_FNV1A_INIT);
 	size_t j;
 	struct metric *m;
 

@@ -161,6 +161,12 @@ struct fixed {
 extern const double mx_p10[16];
 
 /* ---- sample.c ---- */
+/* The reservoir steps the accumulators and the launch sample (cells.c) share:
+ * xorshift64, a uniform double in (0, 1), Algorithm L's skip to the next
+ * value that enters a sample of weight w. */
+uint64_t mx_rand(uint64_t *rng);
+double mx_unit(uint64_t *rng);
+void mx_skip(uint64_t *rng, uint64_t *next, double w);
 int mx_acc_add(struct acc *a, double x);
 double mx_median(double *v, size_t n);
 

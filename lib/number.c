@@ -2,10 +2,15 @@
 #include <ctype.h>
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kp.h"
+
+/* 10^0 .. 10^22: exact doubles */
+static const double pow10d[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
 
 enum kp_num
 kp_parse_number(const char *s, size_t len, double *out)
@@ -35,9 +40,6 @@ kp_parse_number(const char *s, size_t len, double *out)
 	 * the cost.
 	 */
 	{
-		static const double p10[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7,
-			1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18,
-			1e19, 1e20, 1e21, 1e22 };
 		unsigned long long acc = 0;
 		int neg = 0, nd = 0, nfrac = 0, dot = 0;
 
@@ -65,7 +67,7 @@ kp_parse_number(const char *s, size_t len, double *out)
 			}
 		}
 		if (i == len && nfrac <= 22 && len > (size_t)neg + (size_t)dot) {
-			double v0 = (double)acc / p10[nfrac];
+			double v0 = (double)acc / pow10d[nfrac];
 
 			*out = neg ? -v0 : v0;
 			return KP_NUM_OK;
@@ -166,4 +168,42 @@ kp_decimal_exact(unsigned long long m, unsigned k, double *out)
 	}
 #endif
 	return -1;
+}
+
+/*
+ * [-]digits with commas and one point: the correctly rounded double, as
+ * strtod gives it.  Digits below 2^53 with at most 22 after the point: one
+ * division of exact doubles (Clinger's fast path); up to 2^64:
+ * kp_decimal_exact(); -1 otherwise.
+ */
+int
+kp_parse_decimal_wide(const char *s, size_t len, double *out)
+{
+	size_t i = s[0] == '-';
+	uint64_t acc = 0;
+	unsigned nfrac = 0, dot = 0;
+	int wide = 0;
+
+	for (; i < len; i++) {
+		uint64_t d = (uint64_t)(unsigned char)s[i] - '0';
+
+		if (d < 10) {
+			if (acc > (UINT64_MAX - 9) / 10)
+				return -1;
+			acc = acc * 10 + d;
+			nfrac += dot;
+			wide |= acc >= (uint64_t)1 << 53;
+		} else if (s[i] == '.' && !dot) {
+			dot = 1;
+		} else if (s[i] != ',' || dot) {
+			return -1;
+		}
+	}
+	if (!wide && nfrac <= 22)
+		*out = (double)acc / pow10d[nfrac];
+	else if (kp_decimal_exact(acc, nfrac, out) < 0)
+		return -1;
+	if (s[0] == '-')
+		*out = -*out;
+	return 0;
 }

@@ -11,27 +11,28 @@
 #include "metrics_int.h"
 
 /* xorshift64: deterministic, so a run is reproducible */
-static uint64_t
-acc_rand(struct acc *a)
+uint64_t
+mx_rand(uint64_t *rng)
 {
-	a->rng ^= a->rng << 13;
-	a->rng ^= a->rng >> 7;
-	a->rng ^= a->rng << 17;
-	return a->rng;
+	*rng ^= *rng << 13;
+	*rng ^= *rng >> 7;
+	*rng ^= *rng << 17;
+	return *rng;
 }
 
-static double
-acc_unit(struct acc *a)		/* uniform in (0, 1) */
+/* uniform in (0, 1) */
+double
+mx_unit(uint64_t *rng)
 {
-	return ((double)(acc_rand(a) >> 11) + 0.5) / 9007199254740992.0;
+	return ((double)(mx_rand(rng) >> 11) + 0.5) / 9007199254740992.0;
 }
 
 /* Algorithm L (Li 1994): skip straight to the next value that enters the
  * sample, so a full accumulator costs a compare per value, not a division. */
-static void
-acc_skip(struct acc *a)
+void
+mx_skip(uint64_t *rng, uint64_t *next, double w)
 {
-	a->next += (uint64_t)floor(log(acc_unit(a)) / log1p(-a->w)) + 1;
+	*next += (uint64_t)floor(log(mx_unit(rng)) / log1p(-w)) + 1;
 }
 
 int
@@ -50,9 +51,9 @@ mx_acc_add(struct acc *a, double x)
 	a->sum += x;
 	if (a->n == ACC_KEEP) {
 		if (a->seen == a->next) {
-			a->v[acc_rand(a) % ACC_KEEP] = x;
-			a->w *= exp(log(acc_unit(a)) / ACC_KEEP);
-			acc_skip(a);
+			a->v[mx_rand(&a->rng) % ACC_KEEP] = x;
+			a->w *= exp(log(mx_unit(&a->rng)) / ACC_KEEP);
+			mx_skip(&a->rng, &a->next, a->w);
 		}
 		return 0;
 	}
@@ -67,9 +68,9 @@ mx_acc_add(struct acc *a, double x)
 	}
 	a->v[a->n++] = x;
 	if (a->n == ACC_KEEP) {
-		a->w = exp(log(acc_unit(a)) / ACC_KEEP);
+		a->w = exp(log(mx_unit(&a->rng)) / ACC_KEEP);
 		a->next = a->seen;
-		acc_skip(a);
+		mx_skip(&a->rng, &a->next, a->w);
 	}
 	return 0;
 }
