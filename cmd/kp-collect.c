@@ -198,22 +198,6 @@ default_profile_dir(json_t *t)
 	return kp_xstrdup(id);
 }
 
-static char *
-dir_of(const char *path)
-{
-	char *d = kp_xstrdup(path), *s = strrchr(d, '/');
-
-	if (s == NULL) {
-		free(d);
-		return kp_xstrdup(".");
-	}
-	if (s == d)
-		s[1] = '\0';
-	else
-		*s = '\0';
-	return d;
-}
-
 /* ---- the profiler ---- */
 
 static void
@@ -267,7 +251,7 @@ environment(struct run *r)
 			    comma + 1 + strspn(comma + 1, " "));
 		}
 	}
-	path = kp_path_join(r->details, "00_environment.txt");
+	path = kp_artifact_path(r->abs_dir, KP_ART_ENVIRONMENT);
 	if (kp_atomic_open(&a, path, &err) < 0)
 		kp_die_err(&err);
 	iso_now(when, sizeof(when));
@@ -385,11 +369,11 @@ write_record(struct run *r, const char *status)
 	json_object_set(m, "runs", r->runs);
 	json_object_set_new(m, "resources", cpu_usage());
 	(void)t;
-	path = kp_path_join(r->profile_dir, "run_manifest.yaml");
+	path = kp_artifact_path(r->profile_dir, KP_ART_MANIFEST);
 	if (kp_manifest_write(m, path, &err) < 0)
 		kp_die_err(&err);
 	free(path);
-	path = kp_path_join(r->profile_dir, "commands.sh");
+	path = kp_artifact_path(r->profile_dir, KP_ART_COMMANDS);
 	if (kp_commands_write(r->cmds, path, &err) < 0)
 		kp_die_err(&err);
 	free(path);
@@ -412,7 +396,7 @@ finish(struct run *r, const char *status, int code)
 	    r->profile_dir, "status", status, "stages", st, "followup",
 	    r->followup != NULL ? json_object_get(r->followup, "stage") : json_null());
 	{
-		char *mp = kp_path_join(r->profile_dir, "run_manifest.yaml");
+		char *mp = kp_artifact_path(r->profile_dir, KP_ART_MANIFEST);
 		json_object_set_new(rec, "manifest", json_string(mp));
 		free(mp);
 	}
@@ -608,7 +592,7 @@ extract_all(struct run *r)
 	}
 	if (n == 0)
 		return;
-	out = kp_path_join(r->details, "metrics_raw.csv");
+	out = kp_artifact_path(r->abs_dir, KP_ART_METRICS_RAW);
 	if (kp_merge_raw(paths, names, n, out, &err) < 0)
 		kp_die_err(&err);
 	free(out);
@@ -660,7 +644,7 @@ load_target(int argc, char **argv, const struct opts *o, char **dirp)
 	} else if (!from_flags(o) && !isatty(0)) {
 		if ((pd = kp_jsonl_first_profile_dir(stdin, "<stdin>", &err)) == NULL)
 			kp_die_err(&err);
-		path = kp_path_join(pd, "profile-target.yaml");
+		path = kp_artifact_path(pd, KP_ART_TARGET);
 		free(pd);
 	}
 	if (path == NULL) {
@@ -674,7 +658,9 @@ load_target(int argc, char **argv, const struct opts *o, char **dirp)
 	if ((t = kp_target_load(path, &err)) == NULL)
 		kp_die_err(&err);
 	apply_flags(t, o);
-	*dirp = o->outdir != NULL ? kp_xstrdup(o->outdir) : dir_of(path);
+	*dirp = o->outdir != NULL ? kp_xstrdup(o->outdir) : kp_path_dir(path);
+	if (*dirp == NULL)
+		kp_die(KP_EXIT_ENV, "out of memory");
 	free(path);
 	return t;
 }
@@ -721,7 +707,7 @@ prepare(struct run *r, const char *stages_spec)
 	} else {
 		r->abs_dir = kp_xstrdup(r->profile_dir);
 	}
-	r->details = kp_path_join(r->abs_dir, "details");
+	r->details = kp_path_join(r->abs_dir, KP_DETAILS);
 	if (!r->dry && kp_mkdirs(r->details, &err) < 0)
 		kp_die_err(&err);
 	if (wd == NULL || *wd == '\0')
@@ -836,7 +822,7 @@ main(int argc, char **argv)
 	resolve_ncu(&r);
 	if (!r.dry) {
 		if (from_flags(&o)) {
-			char *tp = kp_path_join(r.profile_dir, "profile-target.yaml");
+			char *tp = kp_artifact_path(r.profile_dir, KP_ART_TARGET);
 			if (!kp_is_file(tp) && kp_target_write(r.target, tp, &err) < 0)
 				kp_die_err(&err);
 			free(tp);

@@ -76,7 +76,7 @@ primary_of(json_t *summary, const char *file)
 static json_t *
 primary_class(const char *profile)
 {
-	char *d = xjoin(profile, "details"), *f = xjoin(d, "bottleneck_decision.json");
+	char *f = xjoin(profile, kp_artifact_rel(KP_ART_DECISION));
 	struct kp_err err;
 	json_t *j = NULL, *c = NULL;
 
@@ -87,7 +87,6 @@ primary_class(const char *profile)
 			c = json_incref(json_object_get(j, "primary"));
 	}
 	json_decref(j);
-	free(d);
 	free(f);
 	return c;
 }
@@ -96,7 +95,7 @@ primary_class(const char *profile)
 static void
 target_defaults(const char *profile, char **baseline, double *tol, int tol_given)
 {
-	char *f = xjoin(profile, "profile-target.yaml");
+	char *f = xjoin(profile, kp_artifact_rel(KP_ART_TARGET));
 	struct fy_document *d;
 	struct kp_err err;
 	char *s;
@@ -288,7 +287,8 @@ before_after(const char *current, const char *baseline, double tol, int tol_give
 		kp_die_err(&err);
 	describe(cmp, "baseline", bprof, bprof);
 	describe(cmp, "current", cprof, cprof);
-	publish(cmp, cprof, output, "regression_report.md", "comparison.json");
+	publish(cmp, cprof, output, kp_artifact_name(KP_ART_REGRESSION),
+	    kp_artifact_name(KP_ART_COMPARISON));
 	free(cfile);
 	free(cprof);
 	free(bfile);
@@ -342,7 +342,8 @@ two_kernels(const char *a, const char *b, const char *dir, double tol, const cha
 		kp_die_err(&err);
 	describe(cmp, "baseline", prof, NULL);
 	describe(cmp, "current", prof, NULL);
-	publish(cmp, prof, output, "kernels_report.md", "kernels_comparison.json");
+	publish(cmp, prof, output, kp_artifact_name(KP_ART_KERNELS_REPORT),
+	    kp_artifact_name(KP_ART_KERNELS_CMP));
 	free(file);
 	free(prof);
 	json_decref(s);
@@ -397,7 +398,7 @@ trend(char **dirs, int n, double tol, const char *output)
 		char *d = xjoin(json_string_value(json_object_get(pts[n - 1], "path")),
 		    "comparison");
 
-		md = xjoin(d, "trend.md");
+		md = xjoin(d, kp_artifact_name(KP_ART_TREND));
 		free(d);
 	}
 	{

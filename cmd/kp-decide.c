@@ -142,25 +142,25 @@ main(int argc, char *argv[])
 		/* A pipeline: the profile folder from the first record on stdin. */
 		if ((profile_dir = kp_jsonl_first_profile_dir(stdin, "<stdin>", &err)) == NULL)
 			kp_die_err(&err);
-		p_metrics = kp_path_join(profile_dir, "details/metrics_summary.json");
+		p_metrics = kp_artifact_path(profile_dir, KP_ART_SUMMARY);
 		metrics = p_metrics;
 		if (hotf == NULL) {
-			p_hot = kp_path_join(profile_dir, "details/source_hotspots.csv");
+			p_hot = kp_artifact_path(profile_dir, KP_ART_HOTSPOTS);
 			if (kp_is_file(p_hot))
 				hotf = p_hot;
 		}
 		if (target == NULL) {
-			p_target = kp_path_join(profile_dir, "profile-target.yaml");
+			p_target = kp_artifact_path(profile_dir, KP_ART_TARGET);
 			if (kp_is_file(p_target))
 				target = p_target;
 		}
 		if (output == NULL) {
-			p_out = kp_path_join(profile_dir, "details/bottleneck_decision.json");
+			p_out = kp_artifact_path(profile_dir, KP_ART_DECISION);
 			output = p_out;
 		}
 	}
 	if (output == NULL)
-		output = "bottleneck_decision.json";
+		output = kp_artifact_name(KP_ART_DECISION);
 
 	rules = rulesf != NULL ? kp_rules_load(rulesf, &err) : kp_rules_load_default(&err);
 	if (rules == NULL)

@@ -37,24 +37,6 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 }
 };
 
-static char *
-dir_of(const char *path)
-{
-	char *d = strdup(path), *s;
-
-	if (d == NULL)
-		kp_die(KP_EXIT_ENV, "out of memory");
-	if ((s = strrchr(d, '/')) == NULL) {
-		free(d);
-		return strdup(".");
-	}
-	if (s == d)
-		s[1] = '\0';
-	else
-		*s = '\0';
-	return d;
-}
-
 /* Which ncu; --ncu-bin goes before the target's profiling.ncu_bin. */
 static void
 resolve_ncu(struct kp_ncu *n, json_t *t, const char *profile_dir, const char *ncu_flag)
@@ -87,10 +69,10 @@ run_ncu(json_t *t, const char *profile_dir, const struct kp_ncu *n, long max, in
 
 	if (kp_mkdirs(profile_dir, &err) < 0 || realpath(profile_dir, real) == NULL)
 		kp_die(KP_EXIT_ENV, "%s: cannot create the profile folder", profile_dir);
-	details = kp_path_join(real, "details");
+	details = kp_path_join(real, KP_DETAILS);
 	if (kp_mkdirs(details, &err) < 0)
 		kp_die_err(&err);
-	final = kp_path_join(details, "00_discovery_raw.csv");
+	final = kp_artifact_path(real, KP_ART_DISCOVERY_RAW);
 	if (wd == NULL || *wd == '\0')
 		wd = ".";
 	if (!kp_is_dir(wd))
@@ -199,14 +181,14 @@ main(int argc, char **argv)
 			char *pd = kp_jsonl_first_profile_dir(stdin, "<stdin>", &err);
 			if (pd == NULL)
 				kp_die_err(&err);
-			path = kp_path_join(pd, "profile-target.yaml");
+			path = kp_artifact_path(pd, KP_ART_TARGET);
 			free(pd);
 		} else {
 			usage(stderr, KP_EXIT_USAGE);
 		}
 		if ((t = kp_target_load(path, &err)) == NULL)
 			kp_die_err(&err);
-		profile_dir = outdir != NULL ? strdup(outdir) : dir_of(path);
+		profile_dir = outdir != NULL ? strdup(outdir) : kp_path_dir(path);
 		if (hint == NULL)
 			hint = kp_target_str(t, "kernel", "name");
 		if (timeout < 0) {
@@ -226,10 +208,10 @@ main(int argc, char **argv)
 	if (run != NULL)
 		json_object_set_new(cands, "run", run);
 	if (profile_dir != NULL) {
-		char *details = kp_path_join(profile_dir, "details"), *out;
+		char *details = kp_path_join(profile_dir, KP_DETAILS), *out;
 		if (kp_mkdirs(details, &err) < 0)
 			kp_die_err(&err);
-		out = kp_path_join(details, "kernel_candidates.json");
+		out = kp_artifact_path(profile_dir, KP_ART_CANDIDATES);
 		if (kp_write_json_atomic(out, cands, JSON_INDENT(2) | JSON_SORT_KEYS, &err) < 0)
 			kp_die_err(&err);
 		free(out);

@@ -44,7 +44,7 @@ profile_inputs(const char *details, size_t *np)
 	DIR *d;
 	struct dirent *e;
 
-	if ((p = kp_path_join(details, "metrics_raw.csv")) == NULL)
+	if ((p = kp_path_join(details, kp_artifact_name(KP_ART_METRICS_RAW))) == NULL)
 		kp_die(KP_EXIT_ENV, "out of memory");
 	if (kp_is_file(p)) {
 		if ((v = malloc(sizeof(*v))) == NULL)

@@ -716,7 +716,7 @@ main(int argc, char **argv)
 	dir = claim_dir(o.root, &id, &m);
 	m.dir = dir;
 	json_object_set_new(json_object_get(t, "kernel"), "profile_id", json_string(id));
-	target = o.output ? strdup(o.output) : kp_path_join(dir, "profile-target.yaml");
+	target = o.output ? strdup(o.output) : kp_artifact_path(dir, KP_ART_TARGET);
 	if (target == NULL)
 		kp_die(KP_EXIT_ENV, "out of memory");
 	if (kp_target_write(t, target, &err) != 0)

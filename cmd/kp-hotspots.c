@@ -10,8 +10,8 @@
 
 #include "kp.h"
 
-#define SOURCE_PAGE "details/07_source_raw.csv"
-#define HOTSPOTS_CSV "details/source_hotspots.csv"
+#define SOURCE_PAGE kp_stage_rel(KP_STAGE_SOURCE)
+#define HOTSPOTS_CSV kp_artifact_rel(KP_ART_HOTSPOTS)
 
 static void
 usage(FILE *fp, int status)

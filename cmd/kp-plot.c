@@ -106,7 +106,7 @@ draw(const char *gnuplot, const char *visdir, const char *image, const char *for
 	fchmod(fd, 0666 & ~mask);
 	close(fd);
 	abs = absolute(tmp_image);
-	if (kp_plot_run(gnuplot, visdir, "profile_summary.gp", abs, &err) < 0 ||
+	if (kp_plot_run(gnuplot, visdir, kp_artifact_name(KP_ART_PLOT_SCRIPT), abs, &err) < 0 ||
 	    kp_plot_check_image(tmp_image, format, NULL, NULL, &err) < 0) {
 		unlink(tmp_image);
 		tmp_image[0] = '\0';
@@ -203,7 +203,7 @@ main(int argc, char *argv[])
 		kp_die_err(&err);
 	json_decref(specs);
 	if ((visdir = kp_path_join(dir, "visual")) == NULL ||
-	    (script = kp_path_join(visdir, "profile_summary.gp")) == NULL)
+	    (script = kp_path_join(visdir, kp_artifact_name(KP_ART_PLOT_SCRIPT))) == NULL)
 		kp_die(KP_EXIT_ENV, "out of memory");
 	if (kp_plot_write(p, visdir, format, &err) < 0)
 		kp_die_err(&err);

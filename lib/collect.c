@@ -1,9 +1,7 @@
 /*
- * collect.c: the stages of kp-collect and the record of a run.
- *
- * One table holds every stage: its id, its file and the ncu selection (which
- * lib/ncu.c turns into argv).  The run is recorded in run_manifest.yaml and
- * commands.sh; the raw stage files are merged into details/metrics_raw.csv.
+ * collect.c: the record of a kp-collect run.  The run is recorded in
+ * run_manifest.yaml and commands.sh; the raw stage files are merged into
+ * details/metrics_raw.csv.  (The stages themselves: lib/profile.c.)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -12,115 +10,6 @@
 #include <libfyaml.h>
 
 #include "kp.h"
-
-static const char *const sel_basic[] = { "--set", "basic", NULL };
-static const char *const sel_sol[] = { "--section", "SpeedOfLight", NULL };
-static const char *const sel_memory[] = { "--section", "MemoryWorkloadAnalysis",
-	"--section", "MemoryWorkloadAnalysis_Chart",
-	"--section", "MemoryWorkloadAnalysis_Tables", NULL };
-static const char *const sel_compute[] = { "--section", "ComputeWorkloadAnalysis",
-	"--section", "InstructionStats", NULL };
-static const char *const sel_occupancy[] = { "--section", "Occupancy",
-	"--section", "LaunchStats", "--section", "SchedulerStats",
-	"--section", "WarpStateStats", NULL };
-static const char *const sel_roofline[] = { "--section", "SpeedOfLight",
-	"--section", "SpeedOfLight_RooflineChart", NULL };
-static const char *const sel_source[] = { "--section", "SourceCounters", NULL };
-static const char *const sel_full[] = { "--set", "full", NULL };
-
-static const struct stage {
-	const char *id;
-	const char *file;
-	const char *const *sel;
-} stages[KP_NSTAGES] = {
-	{ "basic", "01_basic_raw.csv", sel_basic },
-	{ "speed-of-light", "02_speed_of_light_raw.csv", sel_sol },
-	{ "memory", "03_memory_raw.csv", sel_memory },
-	{ "compute", "04_compute_raw.csv", sel_compute },
-	{ "occupancy", "05_occupancy_launch_raw.csv", sel_occupancy },
-	{ "roofline", "06_roofline_raw.csv", sel_roofline },
-	{ "source", "07_source_raw.csv", sel_source },
-	{ "full", "08_full_raw.csv", sel_full },
-};
-
-const char *
-kp_stage_id(enum kp_stage s)
-{
-	return s < KP_NSTAGES ? stages[s].id : "?";
-}
-
-const char *
-kp_stage_file(enum kp_stage s)
-{
-	return s < KP_NSTAGES ? stages[s].file : "?";
-}
-
-const char *const *
-kp_stage_selection(enum kp_stage s)
-{
-	static const char *const none[] = { NULL };
-
-	return s < KP_NSTAGES ? stages[s].sel : none;
-}
-
-int
-kp_stage_parse(const char *id, enum kp_stage *out)
-{
-	int i;
-
-	for (i = 0; i < KP_NSTAGES; i++)
-		if (strcmp(id, stages[i].id) == 0) {
-			*out = (enum kp_stage)i;
-			return 0;
-		}
-	/* The old names of the workflow. */
-	if (strcmp(id, "sol") == 0 || strcmp(id, "speed_of_light") == 0)
-		return *out = KP_STAGE_SOL, 0;
-	if (strcmp(id, "occupancy_launch") == 0 || strcmp(id, "launch") == 0)
-		return *out = KP_STAGE_OCCUPANCY, 0;
-	return -1;
-}
-
-int
-kp_stages_parse(const char *spec, unsigned *mask, int *autop, struct kp_err *err)
-{
-	char *copy, *tok, *save = NULL;
-	enum kp_stage s;
-
-	*mask = 0;
-	*autop = 0;
-	if (strcmp(spec, "auto") == 0) {
-		*mask = 1u << KP_STAGE_BASIC;
-		*autop = 1;
-		return 0;
-	}
-	if (strcmp(spec, "all") == 0) {
-		*mask = (1u << KP_NSTAGES) - 1;
-		return 0;
-	}
-	if ((copy = strdup(spec)) == NULL)
-		return kp_errf(err, KP_EXIT_ENV, "out of memory");
-	for (tok = strtok_r(copy, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
-		if (strcmp(tok, "auto") == 0) {
-			*autop = 1;
-			*mask |= 1u << KP_STAGE_BASIC;
-		} else if (strcmp(tok, "all") == 0) {
-			*mask = (1u << KP_NSTAGES) - 1;
-		} else if (kp_stage_parse(tok, &s) == 0) {
-			*mask |= 1u << s;
-		} else {
-			kp_errf(err, KP_EXIT_USAGE, "--stages: unknown stage \"%s\" "
-			    "(auto, all, basic, speed-of-light, memory, compute, occupancy, "
-			    "roofline, source, full)", tok);
-			free(copy);
-			return -1;
-		}
-	}
-	free(copy);
-	if (*mask == 0)
-		return kp_errf(err, KP_EXIT_USAGE, "--stages: no stage given");
-	return 0;
-}
 
 /* ---- the run record ---- */
 

@@ -43,29 +43,7 @@ char *kp_find_program(const char *name);
  * its output (malloc'd) when it exited 0, else NULL. */
 char *kp_proc_capture(const char *const *argv, const char *tmpdir, double timeout_s);
 
-/* ---- collect.c: stages ---- */
-
-enum kp_stage {
-	KP_STAGE_BASIC, KP_STAGE_SOL, KP_STAGE_MEMORY, KP_STAGE_COMPUTE,
-	KP_STAGE_OCCUPANCY, KP_STAGE_ROOFLINE, KP_STAGE_SOURCE, KP_STAGE_FULL,
-	KP_NSTAGES
-};
-
-/* "basic", "speed-of-light", ...; the file name "01_basic_raw.csv", ... */
-const char *kp_stage_id(enum kp_stage s);
-const char *kp_stage_file(enum kp_stage s);
-int kp_stage_parse(const char *id, enum kp_stage *out);	/* 0 or -1 */
-
-/*
- * Parse "--stages": "auto", "all" or a comma list of stage ids.  *mask gets a
- * bit per stage, *autop 1 for auto (mask then holds basic only).  -1 + err
- * (KP_EXIT_USAGE) naming the unknown stage.
- */
-int kp_stages_parse(const char *spec, unsigned *mask, int *autop, struct kp_err *err);
-
-/* The selection words of a stage ("--section", "SpeedOfLight", ...), NULL-ended. */
-const char *const *kp_stage_selection(enum kp_stage s);
-
+#include "profile.h"
 #include "ncu.h"
 
 /* ---- collect.c: the record of a run ---- */

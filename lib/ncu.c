@@ -534,27 +534,14 @@ kp_outcome_exit(enum kp_outcome o)
 
 /* ---- which ncu ---- */
 
-/* The folder part of a path ("." when none); malloc'd or NULL. */
-static char *
-dir_of(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	if (s == NULL)
-		return strdup(".");
-	if (s == path)
-		return strdup("/");
-	return strndup(path, (size_t)(s - path));
-}
-
 /* privilege full_sudo: the single line of <output root>/ncu_path. */
 static char *
 ncu_from_path_file(struct kp_ncu *n, const char *profile_dir, struct kp_err *err)
 {
-	char *root = dir_of(profile_dir), *file, *text, *nl;
+	char *root = kp_path_dir(profile_dir), *file, *text, *nl;
 	struct stat st;
 
-	file = root != NULL ? kp_path_join(root, "ncu_path") : NULL;
+	file = root != NULL ? kp_path_join(root, KP_NCU_PATH_FILE) : NULL;
 	free(root);
 	if (file == NULL) {
 		kp_errf(err, KP_EXIT_ENV, "out of memory");

@@ -1,0 +1,194 @@
+/*
+ * profile.c: the layout of a profile folder.  Every artifact's file name and
+ * place (profile-target.yaml, details/metrics_summary.json, ...) and the stage
+ * table (id, file, the ncu selection that lib/ncu.c turns into argv) live here
+ * and nowhere else.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "kp.h"
+
+static const struct artifact {
+	const char *name;	/* the file's name */
+	const char *rel;	/* its path in the profile folder */
+} artifacts[KP_NARTIFACTS] = {
+#define ART(dir, name) { name, dir name }
+	[KP_ART_TARGET] = ART("", "profile-target.yaml"),
+	[KP_ART_MANIFEST] = ART("", "run_manifest.yaml"),
+	[KP_ART_COMMANDS] = ART("", "commands.sh"),
+	[KP_ART_REPORT] = ART("", "final_report.md"),
+	[KP_ART_ENVIRONMENT] = ART(KP_DETAILS "/", "00_environment.txt"),
+	[KP_ART_DISCOVERY_RAW] = ART(KP_DETAILS "/", "00_discovery_raw.csv"),
+	[KP_ART_CANDIDATES] = ART(KP_DETAILS "/", "kernel_candidates.json"),
+	[KP_ART_METRICS_RAW] = ART(KP_DETAILS "/", "metrics_raw.csv"),
+	[KP_ART_SUMMARY] = ART(KP_DETAILS "/", "metrics_summary.json"),
+	[KP_ART_METRICS_ALL] = ART(KP_DETAILS "/", "metrics_all.json"),
+	[KP_ART_EXTRACTED] = ART(KP_DETAILS "/", "metrics_extracted.jsonl"),
+	[KP_ART_HOTSPOTS] = ART(KP_DETAILS "/", "source_hotspots.csv"),
+	[KP_ART_DECISION] = ART(KP_DETAILS "/", "bottleneck_decision.json"),
+	[KP_ART_COMPARISON] = ART("comparison/", "comparison.json"),
+	[KP_ART_REGRESSION] = ART("comparison/", "regression_report.md"),
+	[KP_ART_KERNELS_CMP] = ART("comparison/", "kernels_comparison.json"),
+	[KP_ART_KERNELS_REPORT] = ART("comparison/", "kernels_report.md"),
+	[KP_ART_TREND] = ART("comparison/", "trend.md"),
+	[KP_ART_PLOT_SCRIPT] = ART("visual/", "profile_summary.gp"),
+	[KP_ART_ROOFLINE_DAT] = ART("visual/", "roofline.dat"),
+#undef ART
+};
+
+const char *
+kp_artifact_name(enum kp_artifact a)
+{
+	return a < KP_NARTIFACTS ? artifacts[a].name : "?";
+}
+
+const char *
+kp_artifact_rel(enum kp_artifact a)
+{
+	return a < KP_NARTIFACTS ? artifacts[a].rel : "?";
+}
+
+char *
+kp_artifact_path(const char *profile_dir, enum kp_artifact a)
+{
+	return kp_path_join(profile_dir, kp_artifact_rel(a));
+}
+
+char *
+kp_path_dir(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	if (s == NULL)
+		return strdup(".");
+	if (s == path)
+		return strdup("/");
+	return strndup(path, (size_t)(s - path));
+}
+
+/* ---- the stages ---- */
+
+static const char *const sel_basic[] = { "--set", "basic", NULL };
+static const char *const sel_sol[] = { "--section", "SpeedOfLight", NULL };
+static const char *const sel_memory[] = { "--section", "MemoryWorkloadAnalysis",
+	"--section", "MemoryWorkloadAnalysis_Chart",
+	"--section", "MemoryWorkloadAnalysis_Tables", NULL };
+static const char *const sel_compute[] = { "--section", "ComputeWorkloadAnalysis",
+	"--section", "InstructionStats", NULL };
+static const char *const sel_occupancy[] = { "--section", "Occupancy",
+	"--section", "LaunchStats", "--section", "SchedulerStats",
+	"--section", "WarpStateStats", NULL };
+static const char *const sel_roofline[] = { "--section", "SpeedOfLight",
+	"--section", "SpeedOfLight_RooflineChart", NULL };
+static const char *const sel_source[] = { "--section", "SourceCounters", NULL };
+static const char *const sel_full[] = { "--set", "full", NULL };
+
+static const struct stage {
+	const char *id;
+	const char *file;
+	const char *rel;	/* in the profile folder */
+	const char *const *sel;
+} stages[KP_NSTAGES] = {
+#define STAGE(id, file, sel) { id, file, KP_DETAILS "/" file, sel }
+	STAGE("basic", "01_basic_raw.csv", sel_basic),
+	STAGE("speed-of-light", "02_speed_of_light_raw.csv", sel_sol),
+	STAGE("memory", "03_memory_raw.csv", sel_memory),
+	STAGE("compute", "04_compute_raw.csv", sel_compute),
+	STAGE("occupancy", "05_occupancy_launch_raw.csv", sel_occupancy),
+	STAGE("roofline", "06_roofline_raw.csv", sel_roofline),
+	STAGE("source", "07_source_raw.csv", sel_source),
+	STAGE("full", "08_full_raw.csv", sel_full),
+#undef STAGE
+};
+
+const char *
+kp_stage_id(enum kp_stage s)
+{
+	return s < KP_NSTAGES ? stages[s].id : "?";
+}
+
+const char *
+kp_stage_file(enum kp_stage s)
+{
+	return s < KP_NSTAGES ? stages[s].file : "?";
+}
+
+const char *
+kp_stage_rel(enum kp_stage s)
+{
+	return s < KP_NSTAGES ? stages[s].rel : "?";
+}
+
+char *
+kp_stage_path(const char *profile_dir, enum kp_stage s)
+{
+	return kp_path_join(profile_dir, kp_stage_rel(s));
+}
+
+const char *const *
+kp_stage_selection(enum kp_stage s)
+{
+	static const char *const none[] = { NULL };
+
+	return s < KP_NSTAGES ? stages[s].sel : none;
+}
+
+int
+kp_stage_parse(const char *id, enum kp_stage *out)
+{
+	int i;
+
+	for (i = 0; i < KP_NSTAGES; i++)
+		if (strcmp(id, stages[i].id) == 0) {
+			*out = (enum kp_stage)i;
+			return 0;
+		}
+	/* The old names of the workflow. */
+	if (strcmp(id, "sol") == 0 || strcmp(id, "speed_of_light") == 0)
+		return *out = KP_STAGE_SOL, 0;
+	if (strcmp(id, "occupancy_launch") == 0 || strcmp(id, "launch") == 0)
+		return *out = KP_STAGE_OCCUPANCY, 0;
+	return -1;
+}
+
+int
+kp_stages_parse(const char *spec, unsigned *mask, int *autop, struct kp_err *err)
+{
+	char *copy, *tok, *save = NULL;
+	enum kp_stage s;
+
+	*mask = 0;
+	*autop = 0;
+	if (strcmp(spec, "auto") == 0) {
+		*mask = 1u << KP_STAGE_BASIC;
+		*autop = 1;
+		return 0;
+	}
+	if (strcmp(spec, "all") == 0) {
+		*mask = (1u << KP_NSTAGES) - 1;
+		return 0;
+	}
+	if ((copy = strdup(spec)) == NULL)
+		return kp_errf(err, KP_EXIT_ENV, "out of memory");
+	for (tok = strtok_r(copy, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+		if (strcmp(tok, "auto") == 0) {
+			*autop = 1;
+			*mask |= 1u << KP_STAGE_BASIC;
+		} else if (strcmp(tok, "all") == 0) {
+			*mask = (1u << KP_NSTAGES) - 1;
+		} else if (kp_stage_parse(tok, &s) == 0) {
+			*mask |= 1u << s;
+		} else {
+			kp_errf(err, KP_EXIT_USAGE, "--stages: unknown stage \"%s\" "
+			    "(auto, all, basic, speed-of-light, memory, compute, occupancy, "
+			    "roofline, source, full)", tok);
+			free(copy);
+			return -1;
+		}
+	}
+	free(copy);
+	if (*mask == 0)
+		return kp_errf(err, KP_EXIT_USAGE, "--stages: no stage given");
+	return 0;
+}
