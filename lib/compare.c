@@ -91,7 +91,7 @@ kp_compare_load(const char *path, char **file_out, char **profile_out, struct kp
 	if (kp_is_dir(path)) {
 		char *d = kp_path_join(path, "details");
 
-		file = kp_path_join(d, "metrics_summary.json");
+		file = kp_path_join(d, kp_artifact_name(KP_ART_SUMMARY));
 		free(d);
 		if (file == NULL)
 			goto oom;
@@ -99,7 +99,7 @@ kp_compare_load(const char *path, char **file_out, char **profile_out, struct kp
 			profile = strdup(path);
 		} else {
 			free(file);
-			if ((file = kp_path_join(path, "metrics_summary.json")) == NULL)
+			if ((file = kp_path_join(path, kp_artifact_name(KP_ART_SUMMARY))) == NULL)
 				goto oom;
 			if (!kp_is_file(file)) {
 				kp_errf(err, KP_EXIT_DATA,

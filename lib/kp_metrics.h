@@ -29,7 +29,7 @@ json_t *kp_extract_to_dir(const char *const *paths, size_t npaths, const char *o
 
 /* ---- the summary files (summary.c) ---- */
 
-#define KP_METRICS_ALL "metrics_all.json"
+#define KP_METRICS_ALL kp_artifact_name(KP_ART_METRICS_ALL)
 
 /* Whether metrics_summary.json keeps this ncu metric in a kernel's "metrics":
  * a summary key's source, a launch__ metric, or one kp's rules and derived

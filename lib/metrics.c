@@ -182,8 +182,8 @@ kp_extract_to_dir(const char *const *paths, size_t npaths, const char *outdir,
 			return NULL;
 		made = 1;
 	}
-	jpath = kp_path_join(outdir, "metrics_extracted.jsonl");
-	spath = kp_path_join(outdir, "metrics_summary.json");
+	jpath = kp_path_join(outdir, kp_artifact_name(KP_ART_EXTRACTED));
+	spath = kp_path_join(outdir, kp_artifact_name(KP_ART_SUMMARY));
 	apath = kp_path_join(outdir, KP_METRICS_ALL);
 	if (jpath == NULL || spath == NULL || apath == NULL) {
 		mx_nomem(err);

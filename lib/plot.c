@@ -441,8 +441,8 @@ hot_row(struct kp_plot_panel *pn, char **f, struct kp_plot_row *all, size_t *n, 
 static int
 hotspots(struct kp_plot_panel *pn, const char *details, struct kp_err *err)
 {
-	char *p = path2(details, "source_hotspots.csv"), *line = NULL, *f[H_N + 1];
-	char *src = path2(details, "07_source_raw.csv");
+	char *p = path2(details, kp_artifact_name(KP_ART_HOTSPOTS)), *line = NULL, *f[H_N + 1];
+	char *src = path2(details, kp_stage_file(KP_STAGE_SOURCE));
 	struct kp_plot_row all[64];
 	size_t cap = 0, n = 0, nf, i;
 	unsigned long ln = 0;
@@ -558,7 +558,7 @@ comparison(struct kp_plot_panel *pn, const char *dir, struct kp_err *err)
 		{ "tensor_pipe_pct", "tensor pipe %" },
 	};
 	int bad;
-	json_t *cmp = load_optional(dir, "comparison/comparison.json", &bad, err), *r;
+	json_t *cmp = load_optional(dir, kp_artifact_rel(KP_ART_COMPARISON), &bad, err), *r;
 	const char *verdict, *bf, *cf;
 	size_t i, k;
 
@@ -620,7 +620,7 @@ int
 kp_plot_collect(struct kp_plot *p, const char *dir, const char *details, json_t *specs,
     struct kp_err *err)
 {
-	char *sp = path2(details, "metrics_summary.json");
+	char *sp = path2(details, kp_artifact_name(KP_ART_SUMMARY));
 	json_t *summary, *kernel, *decision;
 	size_t i;
 	int bad;
@@ -650,7 +650,8 @@ kp_plot_collect(struct kp_plot *p, const char *dir, const char *details, json_t 
 		return -1;
 	}
 	free(sp);
-	decision = load_optional(details, "bottleneck_decision.json", &bad, err);
+	decision = load_optional(details, kp_artifact_name(KP_ART_DECISION), &bad,
+	    err);
 	if (bad) {
 		json_decref(summary);
 		return -1;

@@ -147,7 +147,7 @@ write_data(const struct kp_plot *p, const char *dir, struct kp_err *err)
 		dat_str(b.fp, p->point[i].label);
 		fputc('\n', b.fp);
 	}
-	return buf_commit(&b, dir, "roofline.dat", err);
+	return buf_commit(&b, dir, kp_artifact_name(KP_ART_ROOFLINE_DAT), err);
 }
 
 /* ---- script ---- */
@@ -450,5 +450,5 @@ kp_plot_write(const struct kp_plot *p, const char *visdir, const char *format,
 	if (buf_open(&b, err) < 0)
 		return -1;
 	script(b.fp, p, format);
-	return buf_commit(&b, visdir, "profile_summary.gp", err);
+	return buf_commit(&b, visdir, kp_artifact_name(KP_ART_PLOT_SCRIPT), err);
 }

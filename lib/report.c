@@ -100,7 +100,7 @@ kp_report_write(const char *dir, struct kp_err *err)
 
 	if (text == NULL)
 		return NULL;
-	if ((path = kp_path_join(dir, "final_report.md")) == NULL) {
+	if ((path = kp_artifact_path(dir, KP_ART_REPORT)) == NULL) {
 		free(text);
 		kp_errf(err, KP_EXIT_ENV, "out of memory");
 		return NULL;

@@ -237,7 +237,7 @@ rep_sec_evidence(struct rep *r)
 
 	fprintf(r->fp, "## Evidence table\n\n");
 	if (r->kernel == NULL) {
-		rep_missing(r, "details/metrics_summary.json", "the ncu CSV has not been summarised",
+		rep_missing(r, kp_artifact_rel(KP_ART_SUMMARY), "the ncu CSV has not been summarised",
 		    "`kp-extract` on the stage CSV files");
 		fputc('\n', r->fp);
 		return;
@@ -279,8 +279,8 @@ rep_sec_hotspots(struct rep *r)
 
 	fprintf(r->fp, "## Source/SASS/PTX hotspots\n\n");
 	if (r->hotspots == NULL || json_array_size(r->hotspots) == 0) {
-		if (rep_exists_in(r->dir, "details/07_source_raw.csv"))
-			rep_missing(r, "details/source_hotspots.csv", "the source page was collected but"
+		if (rep_exists_in(r->dir, kp_stage_rel(KP_STAGE_SOURCE)))
+			rep_missing(r, kp_artifact_rel(KP_ART_HOTSPOTS), "the source page was collected but"
 			    " not ranked", "`kp-hotspots --input details/07_source_raw.csv --output"
 			    " details/source_hotspots.csv`");
 		else

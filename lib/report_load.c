@@ -145,7 +145,7 @@ split_csv(const char *line)
 static json_t *
 load_hotspots(const char *dir, struct kp_err *err, int *bad)
 {
-	char *p = kp_path_join(dir, "details/source_hotspots.csv");
+	char *p = kp_artifact_path(dir, KP_ART_HOTSPOTS);
 	char *line = NULL;
 	size_t cap = 0;
 	json_t *head = NULL, *rows;
@@ -225,7 +225,7 @@ classify(struct rep *r)
 		struct kp_rules *rules = kp_rules_load_default(&e);
 
 		if (rules != NULL) {
-			char *sp = kp_path_join(r->dir, "details/metrics_summary.json");
+			char *sp = kp_artifact_path(r->dir, KP_ART_SUMMARY);
 
 			r->decision = sp == NULL ? NULL : kp_rules_decide_summary(rules,
 			    r->summary, sp, r->kernel, r->hotspots, &e);
@@ -261,17 +261,17 @@ rep_load_all(struct rep *r, struct kp_err *err)
 	int bad = 0;
 	char *p;
 
-	r->target = load_yaml(r->dir, "profile-target.yaml", err, &bad);
+	r->target = load_yaml(r->dir, kp_artifact_rel(KP_ART_TARGET), err, &bad);
 	if (!bad)
-		r->manifest = load_yaml(r->dir, "run_manifest.yaml", err, &bad);
+		r->manifest = load_yaml(r->dir, kp_artifact_rel(KP_ART_MANIFEST), err, &bad);
 	if (!bad)
-		r->summary = load_json(r->dir, "details/metrics_summary.json", err, &bad);
+		r->summary = load_json(r->dir, kp_artifact_rel(KP_ART_SUMMARY), err, &bad);
 	if (!bad)
-		r->decision = load_json(r->dir, "details/bottleneck_decision.json", err, &bad);
+		r->decision = load_json(r->dir, kp_artifact_rel(KP_ART_DECISION), err, &bad);
 	if (!bad)
 		r->hotspots = load_hotspots(r->dir, err, &bad);
 	if (!bad && rep_exists_in(r->dir, "comparison"))
-		r->cmp = load_json(r->dir, "comparison/comparison.json", err, &bad);
+		r->cmp = load_json(r->dir, kp_artifact_rel(KP_ART_COMPARISON), err, &bad);
 	if (bad)
 		return -1;
 	if (r->summary != NULL) {
@@ -287,13 +287,13 @@ rep_load_all(struct rep *r, struct kp_err *err)
 	if (r->decision != NULL && !json_is_object(r->decision))
 		return kp_errf(err, KP_EXIT_DATA, "%s/details/bottleneck_decision.json: not an"
 		    " object", r->dir);
-	if ((p = kp_path_join(r->dir, "commands.sh")) != NULL && kp_is_file(p) &&
+	if ((p = kp_artifact_path(r->dir, KP_ART_COMMANDS)) != NULL && kp_is_file(p) &&
 	    (r->commands = kp_read_file(p, NULL, err)) == NULL) {
 		free(p);
 		return -1;
 	}
 	free(p);
-	r->have_env = rep_exists_in(r->dir, "details/00_environment.txt");
+	r->have_env = rep_exists_in(r->dir, kp_artifact_rel(KP_ART_ENVIRONMENT));
 	r->have_visual = rep_exists_in(r->dir, "visual");
 	r->have_comparison = rep_exists_in(r->dir, "comparison");
 	classify(r);

@@ -10,15 +10,6 @@
 #include "kp.h"
 #include "report_int.h"
 
-static const struct stage {
-	const char *id, *file;
-} stages[] = {
-	{ "basic", "01_basic_raw.csv" }, { "speed-of-light", "02_speed_of_light_raw.csv" },
-	{ "memory", "03_memory_raw.csv" }, { "compute", "04_compute_raw.csv" },
-	{ "occupancy", "05_occupancy_launch_raw.csv" }, { "roofline", "06_roofline_raw.csv" },
-	{ "source", "07_source_raw.csv" }, { "full", "08_full_raw.csv" },
-};
-
 /* A word quoted for a POSIX shell, written to fp. */
 static void
 put_word(FILE *fp, const char *w)
@@ -140,7 +131,7 @@ rep_sec_filter(struct rep *r)
 
 		fprintf(r->fp, "- Launches profiled: %lld\n", (long long)json_integer_value(l));
 	}
-	cand = kp_path_join(r->dir, "details/kernel_candidates.json");
+	cand = kp_artifact_path(r->dir, KP_ART_CANDIDATES);
 	if (cand && kp_is_file(cand)) {
 		json_t *c = kp_json_load_file(cand, &err), *k, *list;
 		size_t i;
@@ -181,7 +172,7 @@ rep_sec_profiler(struct rep *r)
 	    clk && strcmp(clk, "none") == 0 ? " (GPU clocks left unmodified: absolute numbers"
 	    " move with the boost clock)" : "");
 	if (!r->manifest)
-		fprintf(r->fp, "\n"), rep_missing(r, "run_manifest.yaml", "this folder was not made"
+		fprintf(r->fp, "\n"), rep_missing(r, kp_artifact_rel(KP_ART_MANIFEST), "this folder was not made"
 		    " by kp-collect", "`kp-collect` on the target file");
 	fputc('\n', r->fp);
 }
@@ -194,7 +185,7 @@ rep_sec_commands(struct rep *r)
 
 	fprintf(r->fp, "## Commands\n\n");
 	if (r->commands == NULL) {
-		rep_missing(r, "commands.sh", "no collection run was recorded in this folder",
+		rep_missing(r, kp_artifact_rel(KP_ART_COMMANDS), "no collection run was recorded in this folder",
 		    "`kp-collect`, which writes the exact ncu commands");
 		fputc('\n', r->fp);
 		return;
@@ -233,17 +224,17 @@ rep_sec_collected(struct rep *r)
 		fprintf(r->fp, "\n");
 	}
 	fprintf(r->fp, "\n| stage | file | present |\n| --- | --- | --- |\n");
-	for (i = 0; i < sizeof stages / sizeof stages[0]; i++) {
+	for (i = 0; i < KP_NSTAGES; i++) {
 		char rel[64];
 		int have;
 
-		snprintf(rel, sizeof rel, "details/%s", stages[i].file);
+		snprintf(rel, sizeof rel, "details/%s", kp_stage_file((enum kp_stage)i));
 		have = rep_exists_in(r->dir, rel);
 		if (have)
-			fprintf(r->fp, "| %s | [%s](%s) | yes |\n", stages[i].id, rel, rel);
+			fprintf(r->fp, "| %s | [%s](%s) | yes |\n", kp_stage_id((enum kp_stage)i), rel, rel);
 		else
-			fprintf(r->fp, "| %s | %s | no (`kp-collect --stages %s`) |\n", stages[i].id,
-			    rel, stages[i].id);
+			fprintf(r->fp, "| %s | %s | no (`kp-collect --stages %s`) |\n", kp_stage_id((enum kp_stage)i),
+			    rel, kp_stage_id((enum kp_stage)i));
 	}
 	if (fs)
 		fprintf(r->fp, "\nFollow-up after basic: **%s**, because %s.\n", fs, fr ? fr : "(no reason recorded)");
@@ -259,10 +250,10 @@ rep_stage_count(struct rep *r)
 	size_t i;
 	int n = 0;
 
-	for (i = 0; i < sizeof stages / sizeof stages[0]; i++) {
+	for (i = 0; i < KP_NSTAGES; i++) {
 		char rel[64];
 
-		snprintf(rel, sizeof rel, "details/%s", stages[i].file);
+		snprintf(rel, sizeof rel, "details/%s", kp_stage_file((enum kp_stage)i));
 		n += rep_exists_in(r->dir, rel);
 	}
 	return n;
@@ -275,7 +266,7 @@ rep_sec_next(struct rep *r)
 	const char *cls = rep_jstr(r->decision, "primary");
 
 	fprintf(r->fp, "## Next profiling actions\n\n");
-	if (!rep_exists_in(r->dir, "details/01_basic_raw.csv") && r->kernel == NULL) {
+	if (!rep_exists_in(r->dir, kp_stage_rel(KP_STAGE_BASIC)) && r->kernel == NULL) {
 		fprintf(r->fp, "%d. Collect the basic stage: `kp-collect --stages basic %s/profile-target.yaml`\n",
 		    ++n, r->dir);
 	}
@@ -284,7 +275,7 @@ rep_sec_next(struct rep *r)
 		pipe_cmd(r, "kp-extract");
 		fprintf(r->fp, "`\n");
 	}
-	if (!rep_exists_in(r->dir, "details/07_source_raw.csv"))
+	if (!rep_exists_in(r->dir, kp_stage_rel(KP_STAGE_SOURCE)))
 		fprintf(r->fp, "%d. Collect source counters (kernel built with -lineinfo):"
 		    " `kp-collect --stages source %s/profile-target.yaml`\n", ++n, r->dir);
 	else if (r->hotspots == NULL) {
@@ -292,15 +283,15 @@ rep_sec_next(struct rep *r)
 		    " --output %s/details/source_hotspots.csv`\n", ++n, r->dir, r->dir);
 	}
 	if (cls && (strstr(cls, "memory") || strstr(cls, "coalescing")) &&
-	    !rep_exists_in(r->dir, "details/03_memory_raw.csv"))
+	    !rep_exists_in(r->dir, kp_stage_rel(KP_STAGE_MEMORY)))
 		fprintf(r->fp, "%d. Memory detail for %s: `kp-collect --stages memory %s/profile-target.yaml`\n",
 		    ++n, cls, r->dir);
 	if (cls && (strstr(cls, "occupancy") || strstr(cls, "grid") || strstr(cls, "latency")) &&
-	    !rep_exists_in(r->dir, "details/05_occupancy_launch_raw.csv"))
+	    !rep_exists_in(r->dir, kp_stage_rel(KP_STAGE_OCCUPANCY)))
 		fprintf(r->fp, "%d. Occupancy detail for %s: `kp-collect --stages occupancy %s/profile-target.yaml`\n",
 		    ++n, cls, r->dir);
 	if (cls && (strstr(cls, "compute") || strstr(cls, "tensor")) &&
-	    !rep_exists_in(r->dir, "details/04_compute_raw.csv"))
+	    !rep_exists_in(r->dir, kp_stage_rel(KP_STAGE_COMPUTE)))
 		fprintf(r->fp, "%d. Compute detail for %s: `kp-collect --stages compute %s/profile-target.yaml`\n",
 		    ++n, cls, r->dir);
 	if (r->kernel != NULL && (r->decision == NULL || r->decision_fallback))
@@ -330,7 +321,7 @@ rep_sec_comparison(struct rep *r)
 	fprintf(r->fp, ".\n\n- Baseline: %s\n- Current: %s\n",
 	    rep_jstr(r->cmp, "baseline.path") ? rep_jstr(r->cmp, "baseline.path") : "?",
 	    rep_jstr(r->cmp, "current.path") ? rep_jstr(r->cmp, "current.path") : "?");
-	if (rep_exists_in(r->dir, "comparison/regression_report.md"))
+	if (rep_exists_in(r->dir, kp_artifact_rel(KP_ART_REGRESSION)))
 		fprintf(r->fp, "- Details: [comparison/regression_report.md](comparison/regression_report.md)\n");
 	fputc('\n', r->fp);
 }

@@ -658,8 +658,8 @@ kp_rules_load_hotspots(const char *path, struct kp_err *err)
 		if (strcmp(json_string_value(cn), "bottleneck_class") == 0)
 			found = 1;
 	if (!found) {
-		kp_errf(err, KP_EXIT_DATA, "%s:1: no bottleneck_class column: not a "
-		    "source_hotspots.csv", path);
+		kp_errf(err, KP_EXIT_DATA, "%s:1: no bottleneck_class column: not a %s",
+		    path, kp_artifact_name(KP_ART_HOTSPOTS));
 		goto bad;
 	}
 	while (*p != '\0') {
