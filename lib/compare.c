@@ -12,15 +12,7 @@
 #include <string.h>
 
 #include "kp.h"
-
-/* Summary keys in report order (docs/artifacts.md); stalls.* follow. */
-static const char *const keys[] = {
-	"duration_ns", "sm_throughput_pct", "memory_throughput_pct", "dram_throughput_pct",
-	"l1tex_throughput_pct", "l2_throughput_pct", "achieved_occupancy_pct",
-	"theoretical_occupancy_pct", "registers_per_thread", "block_size", "grid_size",
-	"waves_per_sm", "ipc", "shared_bank_conflicts", "l1tex_hit_rate_pct",
-	"l2_hit_rate_pct", "tensor_pipe_pct", "local_spill_requests",
-};
+#include "kp_summary_keys.h"
 
 enum kp_direction
 kp_compare_direction(const char *key)
@@ -352,8 +344,8 @@ all_keys(json_t *b, json_t *c)
 	size_t i, n = 0, s;
 	json_t *v;
 
-	for (i = 0; i < sizeof keys / sizeof keys[0]; i++)
-		json_array_append_new(out, json_string(keys[i]));
+	for (i = 0; i < KP_NSKEYS; i++)
+		json_array_append_new(out, json_string(kp_summary_keys[i].name));
 	for (s = 0; s < 2; s++) {
 		json_object_foreach(json_object_get(sides[s], "summary"), k, v) {
 			char name[256];
@@ -370,8 +362,8 @@ all_keys(json_t *b, json_t *c)
 			}
 		}
 	}
-	for (i = 0; i < sizeof keys / sizeof keys[0]; i++)
-		json_object_del(extra, keys[i]);
+	for (i = 0; i < KP_NSKEYS; i++)
+		json_object_del(extra, kp_summary_keys[i].name);
 	if ((names = calloc(json_object_size(extra) + 1, sizeof *names)) != NULL) {
 		json_object_foreach(extra, k, v)
 			names[n++] = k;

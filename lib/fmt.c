@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "kp.h"
+#include "kp_summary_keys.h"
 
 /* Digits after the point that leave three significant digits for |v| in [1, 1000). */
 static int
@@ -139,17 +140,9 @@ ends_with(const char *s, const char *suf)
 const char *
 kp_summary_key_unit(const char *key)
 {
-	if (strcmp(key, "duration_ns") == 0)
-		return "ns";
-	if (ends_with(key, "_pct"))
-		return "%";
-	if (strcmp(key, "ipc") == 0)
-		return "inst/cycle";
-	if (strcmp(key, "registers_per_thread") == 0)
-		return "register/thread";
-	if (strcmp(key, "block_size") == 0)
-		return "thread";
-	if (strcmp(key, "grid_size") == 0)
-		return "block";
-	return "";
+	const struct kp_summary_key *k = kp_summary_key(key);
+
+	if (k != NULL)
+		return k->unit;
+	return ends_with(key, "_pct") ? "%" : "";
 }

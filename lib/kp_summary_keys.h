@@ -16,7 +16,15 @@ enum {
 	KP_SK_WAVES, KP_SK_IPC, KP_SK_BANK, KP_SK_L1HIT, KP_SK_L2HIT, KP_SK_TENSOR,
 	KP_SK_SPILL, KP_NSKEYS
 };
-extern const char *const kp_summary_key_names[KP_NSKEYS];
+struct kp_summary_key {
+	const char *name;	/* "duration_ns" */
+	const char *unit;	/* its base unit: "ns", "%", "" for counts and ratios */
+	const char *meaning;	/* one line for people */
+	const char *source;	/* the ncu metric(s) of the raw page it is taken from */
+};
+extern const struct kp_summary_key kp_summary_keys[KP_NSKEYS];
+/* The fixed key of that name, or NULL (stall keys included). */
+const struct kp_summary_key *kp_summary_key(const char *name);
 
 /* The key a raw-page metric feeds (rank: lower wins within a launch; sum: the
  * sources add up), or -2 when it feeds no fixed key. */

@@ -96,7 +96,7 @@ extract(const char *const *paths, size_t npaths, int all_metrics,
 		goto out;
 	}
 	for (i = 0; i < KP_NSKEYS; i++)
-		if (mx_key_id(&x, kp_summary_key_names[i]) < 0) {
+		if (mx_key_id(&x, kp_summary_keys[i].name) < 0) {
 			mx_nomem(err);
 			goto out;
 		}

@@ -7,34 +7,11 @@
 #include <string.h>
 
 #include "kp.h"
+#include "kp_summary_keys.h"
 #include "report_int.h"
 
 #define TOP_HOTSPOTS 5
 #define TOP_FINDINGS 3
-
-/* What each summary key means, for the evidence table. */
-static const struct meaning {
-	const char *key, *text;
-} meanings[] = {
-	{ "duration_ns", "GPU time of one launch (median over launches)" },
-	{ "sm_throughput_pct", "busiest SM pipeline or unit, % of its peak" },
-	{ "memory_throughput_pct", "busiest memory unit (L1, L2, DRAM), % of its peak" },
-	{ "dram_throughput_pct", "DRAM bandwidth used, % of peak" },
-	{ "l1tex_throughput_pct", "L1/TEX and shared memory throughput, % of peak" },
-	{ "l2_throughput_pct", "L2 throughput, % of peak" },
-	{ "achieved_occupancy_pct", "active warps per SM, % of the hardware maximum" },
-	{ "theoretical_occupancy_pct", "warps per SM the launch allows, % of the maximum" },
-	{ "registers_per_thread", "registers per thread (limits occupancy)" },
-	{ "block_size", "threads per block" },
-	{ "grid_size", "blocks in the grid" },
-	{ "waves_per_sm", "waves of blocks per SM (below 1: the GPU is not filled)" },
-	{ "ipc", "instructions issued per cycle per SM" },
-	{ "shared_bank_conflicts", "shared-memory bank conflicts (serialised accesses)" },
-	{ "l1tex_hit_rate_pct", "L1/TEX cache hit rate" },
-	{ "l2_hit_rate_pct", "L2 cache hit rate" },
-	{ "tensor_pipe_pct", "tensor-core pipe utilisation, % of peak" },
-	{ "local_spill_requests", "local-memory (register spill) requests" },
-};
 
 /* What a class suggests and how to check it. */
 static const struct idea {
@@ -77,14 +54,11 @@ static const struct idea {
 static const char *
 meaning_of(const char *key)
 {
-	size_t i;
+	const struct kp_summary_key *k = kp_summary_key(key);
 
 	if (strncmp(key, "stalls.", 7) == 0)
 		return "warps stalled for this reason per issued instruction";
-	for (i = 0; i < sizeof meanings / sizeof meanings[0]; i++)
-		if (strcmp(meanings[i].key, key) == 0)
-			return meanings[i].text;
-	return "";
+	return k != NULL ? k->meaning : "";
 }
 
 static const struct idea *
@@ -249,9 +223,9 @@ rep_sec_evidence(struct rep *r)
 	    json_integer_value(json_object_get(r->kernel, "launches")) == 1 ? "" : "es",
 	    rep_jstr(r->kernel, "function") ? rep_jstr(r->kernel, "function") : "?");
 	fprintf(r->fp, "| metric | value | unit | meaning | threshold |\n| --- | --- | --- | --- | --- |\n");
-	for (i = 0; i < sizeof meanings / sizeof meanings[0]; i++)
-		if (kp_summary_value(r->kernel, meanings[i].key, &x) == 0)
-			evidence_row(r, meanings[i].key, x);
+	for (i = 0; i < KP_NSKEYS; i++)
+		if (kp_summary_value(r->kernel, kp_summary_keys[i].name, &x) == 0)
+			evidence_row(r, kp_summary_keys[i].name, x);
 	st = json_object_get(json_object_get(r->kernel, "summary"), "stalls");
 	json_object_foreach(st, k, v) {
 		if (json_is_number(v) && n < 64) {
@@ -437,7 +411,7 @@ rep_sec_limitations(struct rep *r)
 	json_t *unk = json_object_get(r->kernel, "unknown_units");
 	json_t *oos = rep_jget(r->target, "notes.unsupported_or_deferred_requirements");
 	const char *clk = rep_jstr(r->manifest, "clock_control"), *rt = rep_jstr(r->target, "target.runtime");
-	const char *miss[sizeof meanings / sizeof meanings[0]];
+	const char *miss[KP_NSKEYS];
 	size_t i, n = 0;
 	int any = 0;
 	double x;
@@ -448,9 +422,9 @@ rep_sec_limitations(struct rep *r)
 		rt = rep_jstr(r->manifest, "target.runtime");
 	fprintf(r->fp, "## Limitations\n\n");
 	if (r->kernel != NULL) {
-		for (i = 0; i < sizeof meanings / sizeof meanings[0]; i++)
-			if (kp_summary_value(r->kernel, meanings[i].key, &x) != 0)
-				miss[n++] = meanings[i].key;
+		for (i = 0; i < KP_NSKEYS; i++)
+			if (kp_summary_value(r->kernel, kp_summary_keys[i].name, &x) != 0)
+				miss[n++] = kp_summary_keys[i].name;
 		if (n > 0) {
 			fprintf(r->fp, "- Missing counters (not in the collected sections):");
 			for (i = 0; i < n; i++)

@@ -10,14 +10,55 @@
 #define STALL_PRE "smsp__average_warps_issue_stalled_"
 #define STALL_SUF "_per_issue_active.ratio"
 
-const char *const kp_summary_key_names[KP_NSKEYS] = {
-	"duration_ns", "sm_throughput_pct", "memory_throughput_pct",
-	"dram_throughput_pct", "l1tex_throughput_pct", "l2_throughput_pct",
-	"achieved_occupancy_pct", "theoretical_occupancy_pct",
-	"registers_per_thread", "block_size", "grid_size", "waves_per_sm", "ipc",
-	"shared_bank_conflicts", "l1tex_hit_rate_pct", "l2_hit_rate_pct",
-	"tensor_pipe_pct", "local_spill_requests",
+/* name, base unit, meaning (kp-report's evidence table), where it comes from;
+ * the sources themselves are raw_sources and display_sources below. */
+const struct kp_summary_key kp_summary_keys[KP_NSKEYS] = {
+	{ "duration_ns", "ns", "GPU time of one launch (median over launches)",
+	    "gpu__time_duration.sum" },
+	{ "sm_throughput_pct", "%", "busiest SM pipeline or unit, % of its peak",
+	    "sm__throughput.avg.pct_of_peak_sustained_elapsed" },
+	{ "memory_throughput_pct", "%", "busiest memory unit (L1, L2, DRAM), % of its peak",
+	    "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed" },
+	{ "dram_throughput_pct", "%", "DRAM bandwidth used, % of peak",
+	    "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed, else"
+	    " dram__throughput.avg.pct_of_peak_sustained_elapsed" },
+	{ "l1tex_throughput_pct", "%", "L1/TEX and shared memory throughput, % of peak",
+	    "l1tex__throughput.avg.pct_of_peak_sustained_active" },
+	{ "l2_throughput_pct", "%", "L2 throughput, % of peak",
+	    "lts__throughput.avg.pct_of_peak_sustained_elapsed" },
+	{ "achieved_occupancy_pct", "%", "active warps per SM, % of the hardware maximum",
+	    "sm__warps_active.avg.pct_of_peak_sustained_active" },
+	{ "theoretical_occupancy_pct", "%", "warps per SM the launch allows, % of the maximum",
+	    "sm__maximum_warps_per_active_cycle_pct" },
+	{ "registers_per_thread", "register/thread", "registers per thread (limits occupancy)",
+	    "launch__registers_per_thread" },
+	{ "block_size", "thread", "threads per block", "launch__block_size" },
+	{ "grid_size", "block", "blocks in the grid", "launch__grid_size" },
+	{ "waves_per_sm", "", "waves of blocks per SM (below 1: the GPU is not filled)",
+	    "launch__waves_per_multiprocessor" },
+	{ "ipc", "inst/cycle", "instructions issued per cycle per SM",
+	    "sm__inst_executed.avg.per_cycle_active" },
+	{ "shared_bank_conflicts", "", "shared-memory bank conflicts (serialised accesses)",
+	    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{ld,st}.sum, added" },
+	{ "l1tex_hit_rate_pct", "%", "L1/TEX cache hit rate", "l1tex__t_sector_hit_rate.pct" },
+	{ "l2_hit_rate_pct", "%", "L2 cache hit rate", "lts__t_sector_hit_rate.pct" },
+	{ "tensor_pipe_pct", "%", "tensor-core pipe utilisation, % of peak",
+	    "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active" },
+	{ "local_spill_requests", "", "local-memory (register spill) requests",
+	    "l1tex__t_requests_pipe_lsu_mem_local_op_{ld,st}.sum, added" },
 };
+
+const struct kp_summary_key *
+kp_summary_key(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < KP_NSKEYS; i++)
+		if (strcmp(kp_summary_keys[i].name, name) == 0)
+			return &kp_summary_keys[i];
+	return NULL;
+}
+
 
 /* rank: lower wins within a launch; sum: the sources add up */
 static const struct source {
