@@ -32,7 +32,8 @@ json_t *kp_rules_decide_summary(struct kp_rules *r, json_t *summary, const char 
  * kp-collect's follow-up stage after basic, from the same thresholds:
  * "memory", "compute", "occupancy" or "speed-of-light".  why receives the
  * numbers behind the choice ("memory_throughput_pct 89.5 >= 60 ...").
- * r may be NULL: then the built-in defaults, equal to the shipped rules file.
+ * The thresholds are the rules file's followup: (their only source); with r
+ * NULL or a file without followup: NULL, and why says so.
  */
 const char *kp_rules_followup(struct kp_rules *r, json_t *kernel, char *why, size_t whylen);
 

@@ -20,13 +20,6 @@ const char *const kp_rule_classes[] = {
 	"register_spill", "synchronization_bound", "divergence_bound", NULL
 };
 
-/* The same numbers as the shipped rules file (a unit test keeps them equal);
- * used only when kp_rules_followup() is called without rules. */
-const struct kp_followup kp_followup_defaults = {
-	.memory_dominant_pct = 70, .sm_dominant_pct = 70, .low_occupancy_pct = 30,
-	.occupancy_gap_ratio = 0.7, .low_both_pct = 30, .low_ipc = 1.0
-};
-
 static const char *const opnames[] = { ">", ">=", "<", "<=", "==", "!=" };
 static const char *const sevnames[] = { "high", "medium", "low" };
 
@@ -156,11 +149,12 @@ load_followup(struct ld *l, struct fy_node *n, struct kp_followup *fu)
 	double *dst[] = { &fu->memory_dominant_pct, &fu->sm_dominant_pct,
 		&fu->low_occupancy_pct, &fu->occupancy_gap_ratio, &fu->low_both_pct,
 		&fu->low_ipc };
+	const char *missing = NULL;
 	size_t i;
 
-	*fu = kp_followup_defaults;
+	fu->have = 0;
 	if (n == NULL)
-		return 0;
+		return 0;	/* a rules file for kp-decide only: no follow-up choice */
 	if (!fy_node_is_mapping(n))
 		return fail(l, n, "followup: expected a mapping");
 	if (known_keys(l, n, keys, "followup") == -1)
@@ -170,9 +164,15 @@ load_followup(struct ld *l, struct fy_node *n, struct kp_followup *fu)
 		char what[64];
 
 		snprintf(what, sizeof(what), "followup.%s", keys[i]);
+		if (v == NULL && missing == NULL)
+			missing = keys[i];
 		if (v != NULL && number(l, v, what, dst[i]) == -1)
 			return -1;
 	}
+	if (missing != NULL)	/* no built-in value to fall back on */
+		return fail(l, n, "followup: no %s (the thresholds live only in the rules"
+		    " file)", missing);
+	fu->have = 1;
 	return 0;
 }
 

@@ -515,7 +515,7 @@ kp_rules_followup(struct kp_rules *r, json_t *kernel, char *why, size_t whylen)
 {
 	static const char *const memkeys[] = { "memory_throughput_pct", "dram_throughput_pct",
 		"l1tex_throughput_pct", "l2_throughput_pct", NULL };
-	const struct kp_followup *t = r != NULL ? &r->fu : &kp_followup_defaults;
+	const struct kp_followup *t = r != NULL && r->fu.have ? &r->fu : NULL;
 	const char *memkey = NULL;
 	double mem = 0, sm = 0, ach = 0, th = 0, ipc = 0, v;
 	int have_sm, have_ach, have_th, have_ipc, i;
@@ -533,6 +533,10 @@ kp_rules_followup(struct kp_rules *r, json_t *kernel, char *why, size_t whylen)
 	have_th = sumval(kernel, "theoretical_occupancy_pct", &th) == 0;
 	have_ipc = sumval(kernel, "ipc", &ipc) == 0;
 #define WHY(...) do { if (whylen) snprintf(why, whylen, __VA_ARGS__); } while (0)
+	if (t == NULL) {
+		WHY("no follow-up thresholds (the rules file has no followup:)");
+		return NULL;
+	}
 	if (memkey != NULL && mem >= t->memory_dominant_pct && (!have_sm || mem >= sm)) {
 		fmtnum(b1, sizeof(b1), mem);
 		fmtnum(b2, sizeof(b2), sm);

@@ -29,6 +29,7 @@ struct kp_rule {
 struct kp_followup {
 	double memory_dominant_pct, sm_dominant_pct, low_occupancy_pct;
 	double occupancy_gap_ratio, low_both_pct, low_ipc;
+	int have;		/* the file has followup: (its only source) */
 };
 
 struct kp_rules {
@@ -39,7 +40,6 @@ struct kp_rules {
 };
 
 extern const char *const kp_rule_classes[];	/* NULL-terminated taxonomy */
-extern const struct kp_followup kp_followup_defaults;
 const char *kp_op_name(enum kp_op op);
 const char *kp_sev_name(enum kp_sev s);
 

@@ -212,13 +212,11 @@ START_TEST(test_rules_followup_defaults_equal_shipped_file)
 {
 	struct kp_rules *r = shipped();
 
-	/* One source of truth: the built-in fallback is the shipped file. */
-	ck_assert(r->fu.memory_dominant_pct == kp_followup_defaults.memory_dominant_pct);
-	ck_assert(r->fu.sm_dominant_pct == kp_followup_defaults.sm_dominant_pct);
-	ck_assert(r->fu.low_occupancy_pct == kp_followup_defaults.low_occupancy_pct);
-	ck_assert(r->fu.occupancy_gap_ratio == kp_followup_defaults.occupancy_gap_ratio);
-	ck_assert(r->fu.low_both_pct == kp_followup_defaults.low_both_pct);
-	ck_assert(r->fu.low_ipc == kp_followup_defaults.low_ipc);
+	/* One source of truth: the shipped file holds every threshold. */
+	ck_assert(r->fu.have);
+	ck_assert(r->fu.memory_dominant_pct > 0 && r->fu.sm_dominant_pct > 0);
+	ck_assert(r->fu.low_occupancy_pct > 0 && r->fu.occupancy_gap_ratio > 0);
+	ck_assert(r->fu.low_both_pct > 0 && r->fu.low_ipc > 0);
 	kp_rules_free(r);
 }
 END_TEST
@@ -537,8 +535,14 @@ END_TEST
 START_TEST(test_followup_without_rules_uses_defaults)
 {
 	json_t *k = kernel(triton_hgemm_basic);
+	struct kp_rules *r = shipped();
+	char why[256];
 
-	ck_assert_str_eq(kp_rules_followup(NULL, k, NULL, 0), "occupancy");
+	/* No C copy of the thresholds: without rules there is no choice. */
+	ck_assert_ptr_null(kp_rules_followup(NULL, k, why, sizeof why));
+	ck_assert_ptr_nonnull(strstr(why, "followup:"));
+	ck_assert_str_eq(kp_rules_followup(r, k, NULL, 0), "occupancy");
+	kp_rules_free(r);
 	json_decref(k);
 }
 END_TEST
