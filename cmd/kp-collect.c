@@ -23,13 +23,6 @@ static const char synopsis[] =
     "                  [--sudo] [--devices LIST] [--clock-control base | none]\n"
     "                  [--extra OPTIONS] [TARGET.yaml]\n";
 
-static void
-usage(FILE *fp, int status)
-{
-	fputs(synopsis, fp);
-	exit(status);
-}
-
 enum {
 	O_DRY = 256, O_STAGES, O_NCU, O_TIMEOUT, O_OUTDIR, O_CMD, O_KNAME, O_KRE, O_NVTX,
 	O_SKIP, O_COUNT, O_RUNTIME, O_SUDO, O_DEVICES, O_CLOCK, O_EXTRA, O_VERSION
@@ -404,9 +397,7 @@ finish(struct run *r, const char *status, int code)
 		kp_die_err(&err);
 	json_decref(rec);
 	fprintf(stderr, "kp-collect: %s\n", r->profile_dir);
-	if (kp_close_stdout() < 0)
-		exit(KP_EXIT_DATA);
-	exit(code);
+	kp_exit(code);
 }
 
 static void
@@ -649,7 +640,7 @@ load_target(int argc, char **argv, const struct opts *o, char **dirp)
 	}
 	if (path == NULL) {
 		if (!from_flags(o))
-			usage(stderr, KP_EXIT_USAGE);
+			kp_usage(KP_EXIT_USAGE);
 		t = json_object();
 		apply_flags(t, o);
 		*dirp = o->outdir != NULL ? kp_xstrdup(o->outdir) : default_profile_dir(t);
@@ -755,7 +746,7 @@ main(int argc, char **argv)
 	unsigned mask;
 	int autop, ch;
 
-	kp_setprogname(argv[0]);
+	kp_init(argv[0], synopsis);
 	memset(&o, 0, sizeof(o));
 	memset(&r, 0, sizeof(r));
 	o.extra = json_array();
@@ -802,15 +793,15 @@ main(int argc, char **argv)
 			json_decref(w);
 			break;
 		}
-		case 'h': usage(stdout, KP_EXIT_OK); break;
-		case O_VERSION: kp_print_version(); return KP_EXIT_OK;
-		default: usage(stderr, KP_EXIT_USAGE);
+		case 'h': kp_usage(KP_EXIT_OK); break;
+		case O_VERSION: kp_version();
+		default: kp_usage(KP_EXIT_USAGE);
 		}
 	}
 	argc -= optind;
 	argv += optind;
 	if (argc > 1)
-		usage(stderr, KP_EXIT_USAGE);
+		kp_usage(KP_EXIT_USAGE);
 	if (o.kname != NULL && o.kre != NULL)
 		kp_die(KP_EXIT_USAGE, "--kernel-name and --kernel-regex exclude each other");
 	if (kp_stages_parse(o.stages, &mask, &autop, &err) < 0)
@@ -839,9 +830,7 @@ main(int argc, char **argv)
 		if (autop)
 			fputs("\n# then one follow-up stage, chosen from basic's metrics\n", stdout);
 		free(text);
-		if (kp_close_stdout() < 0)
-			return KP_EXIT_DATA;
-		return KP_EXIT_OK;
+		kp_exit(KP_EXIT_OK);
 	}
 	extract_all(&r);
 	finish(&r, "complete", KP_EXIT_OK);

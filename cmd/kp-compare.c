@@ -19,13 +19,6 @@ static const char synopsis[] =
     "                  baseline current [dir]\n"
     "       kp-compare --trend [--tolerance-pct pct] [--output file] dir ...\n";
 
-static _Noreturn void
-usage(int status)
-{
-	fputs(synopsis, status == 0 ? stdout : stderr);
-	exit(status);
-}
-
 static double
 parse_tolerance(const char *s)
 {
@@ -245,9 +238,7 @@ finish(json_t *cmp)
 	    "REGRESSION") == 0;
 
 	json_decref(cmp);
-	if (kp_close_stdout() < 0)
-		return KP_EXIT_ENV;
-	return regress ? KP_EXIT_VERDICT : KP_EXIT_OK;
+	kp_exit(regress ? KP_EXIT_VERDICT : KP_EXIT_OK);
 }
 
 static void
@@ -438,7 +429,7 @@ trend(char **dirs, int n, double tol, const char *output)
 	free(pts);
 	json_decref(arr);
 	json_decref(sums);
-	return kp_close_stdout() < 0 ? KP_EXIT_ENV : KP_EXIT_OK;
+	kp_exit(KP_EXIT_OK);
 }
 
 int
@@ -461,7 +452,7 @@ main(int argc, char *argv[])
 	char *dir = NULL;
 	struct kp_err err;
 
-	kp_setprogname(argv[0]);
+	kp_init(argv[0], synopsis);
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c': current = optarg; break;
@@ -470,9 +461,9 @@ main(int argc, char *argv[])
 		case 'o': output = optarg; break;
 		case 'k': kernels = 1; break;
 		case 'T': trend_mode = 1; break;
-		case 'h': usage(KP_EXIT_OK);
-		case 'V': kp_print_version(); return kp_close_stdout() < 0 ? KP_EXIT_ENV : 0;
-		default: usage(KP_EXIT_USAGE);
+		case 'h': kp_usage(KP_EXIT_OK);
+		case 'V': kp_version();
+		default: kp_usage(KP_EXIT_USAGE);
 		}
 	}
 	argc -= optind;
@@ -481,23 +472,23 @@ main(int argc, char *argv[])
 		kp_die(KP_EXIT_USAGE, "--output: empty file name");
 	if (kernels && trend_mode) {
 		kp_warn("--kernels and --trend exclude each other");
-		usage(KP_EXIT_USAGE);
+		kp_usage(KP_EXIT_USAGE);
 	}
 	if (kernels || trend_mode) {
 		if (current != NULL || baseline != NULL) {
 			kp_warn("--current and --baseline do not go with --%s",
 			    kernels ? "kernels" : "trend");
-			usage(KP_EXIT_USAGE);
+			kp_usage(KP_EXIT_USAGE);
 		}
 		if (trend_mode) {
 			if (argc < 2) {
 				kp_warn("--trend needs two or more profile folders");
-				usage(KP_EXIT_USAGE);
+				kp_usage(KP_EXIT_USAGE);
 			}
 			return trend(argv, argc, tol, output);
 		}
 		if (argc != 2 && argc != 3)
-			usage(KP_EXIT_USAGE);
+			kp_usage(KP_EXIT_USAGE);
 		if (argc == 3)
 			return two_kernels(argv[0], argv[1], argv[2], tol, output);
 		if ((dir = kp_jsonl_first_profile_dir(stdin, "<stdin>", &err)) == NULL)
@@ -505,7 +496,7 @@ main(int argc, char *argv[])
 		return two_kernels(argv[0], argv[1], dir, tol, output);
 	}
 	if (argc != 0)
-		usage(KP_EXIT_USAGE);
+		kp_usage(KP_EXIT_USAGE);
 	if (baseline != NULL && *baseline == '\0')
 		kp_die(KP_EXIT_USAGE, "--baseline: empty folder name");
 	if (current == NULL) {

@@ -10,14 +10,10 @@
 
 #include "kp.h"
 
-static void
-usage(FILE *fp, int status)
-{
-	fprintf(fp, "usage: kp-decide [--rules FILE] [--metrics FILE] [--hotspots FILE]"
-	    " [--target FILE]\n"
-	    "                 [--kernel NAME | --kernel-index N] [-o FILE]\n");
-	exit(status);
-}
+static const char synopsis[] =
+    "usage: kp-decide [--rules FILE] [--metrics FILE] [--hotspots FILE]"
+    " [--target FILE]\n"
+    "                 [--kernel NAME | --kernel-index N] [-o FILE]\n";
 
 /* The kernel the user asked for, or the summary's primary one (borrowed). */
 static json_t *
@@ -115,7 +111,7 @@ main(int argc, char *argv[])
 	json_t *summary, *kernel, *hotspots = NULL, *decision;
 	int c;
 
-	kp_setprogname(argv[0]);
+	kp_init(argv[0], synopsis);
 	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'r': rulesf = optarg; break;
@@ -128,13 +124,13 @@ main(int argc, char *argv[])
 				kp_die(KP_EXIT_USAGE, "--kernel-index: %s", err.msg);
 			break;
 		case 'o': output = optarg; break;
-		case 'h': usage(stdout, KP_EXIT_OK); break;
-		case 'V': kp_print_version(); return kp_close_stdout() == 0 ? 0 : KP_EXIT_DATA;
-		default: usage(stderr, KP_EXIT_USAGE);
+		case 'h': kp_usage(KP_EXIT_OK); break;
+		case 'V': kp_version();
+		default: kp_usage(KP_EXIT_USAGE);
 		}
 	}
 	if (optind != argc)
-		usage(stderr, KP_EXIT_USAGE);
+		kp_usage(KP_EXIT_USAGE);
 	if (kname != NULL && kindex >= 0)
 		kp_die(KP_EXIT_USAGE, "--kernel and --kernel-index exclude each other");
 
@@ -194,5 +190,5 @@ main(int argc, char *argv[])
 	free(p_hot);
 	free(p_target);
 	free(p_out);
-	return kp_close_stdout() == 0 ? KP_EXIT_OK : KP_EXIT_DATA;
+	kp_exit(KP_EXIT_OK);
 }

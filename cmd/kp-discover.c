@@ -15,13 +15,6 @@ static const char synopsis[] =
     "usage: kp-discover [--max-launches N] [--hint NAME] [--filter] [--ncu-bin PATH]\n"
     "                   [--timeout S] [--output-dir DIR] [--from-csv FILE] [TARGET.yaml]\n";
 
-static void
-usage(FILE *fp, int status)
-{
-	fputs(synopsis, fp);
-	exit(status);
-}
-
 enum { O_MAX = 256, O_HINT, O_FILTER, O_NCU, O_TIMEOUT, O_OUTDIR, O_CSV, O_VERSION };
 
 static const struct option longopts[] = {
@@ -146,7 +139,7 @@ main(int argc, char **argv)
 	struct kp_ncu n;
 	char *path = NULL, *profile_dir = NULL, *capture;
 
-	kp_setprogname(argv[0]);
+	kp_init(argv[0], synopsis);
 	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case O_MAX:
@@ -162,15 +155,15 @@ main(int argc, char **argv)
 			break;
 		case O_OUTDIR: outdir = optarg; break;
 		case O_CSV: csv = optarg; break;
-		case 'h': usage(stdout, KP_EXIT_OK); break;
-		case O_VERSION: kp_print_version(); return KP_EXIT_OK;
-		default: usage(stderr, KP_EXIT_USAGE);
+		case 'h': kp_usage(KP_EXIT_OK); break;
+		case O_VERSION: kp_version();
+		default: kp_usage(KP_EXIT_USAGE);
 		}
 	}
 	argc -= optind;
 	argv += optind;
 	if (argc > 1 || (csv != NULL && argc > 0))
-		usage(stderr, KP_EXIT_USAGE);
+		kp_usage(KP_EXIT_USAGE);
 	if (csv != NULL && (use_filter || ncu != NULL || timeout >= 0))
 		kp_die(KP_EXIT_USAGE, "--from-csv runs no ncu: --filter, --ncu-bin and --timeout "
 		    "do not apply");
@@ -184,7 +177,7 @@ main(int argc, char **argv)
 			path = kp_artifact_path(pd, KP_ART_TARGET);
 			free(pd);
 		} else {
-			usage(stderr, KP_EXIT_USAGE);
+			kp_usage(KP_EXIT_USAGE);
 		}
 		if ((t = kp_target_load(path, &err)) == NULL)
 			kp_die_err(&err);
@@ -223,5 +216,5 @@ main(int argc, char **argv)
 	free(path);
 	free(profile_dir);
 	free(capture);
-	return kp_close_stdout() < 0 ? KP_EXIT_DATA : KP_EXIT_OK;
+	kp_exit(KP_EXIT_OK);
 }

@@ -10,13 +10,9 @@
 
 #include "kp.h"
 
-static void
-usage(FILE *fp, int status)
-{
-	fprintf(fp, "usage: kp-extract [--all-metrics] [-o dir | --output-dir dir] [file ...]\n"
-	    "       kp-extract [--all-metrics] --input file --output-dir dir\n");
-	exit(status);
-}
+static const char synopsis[] =
+    "usage: kp-extract [--all-metrics] [-o dir | --output-dir dir] [file ...]\n"
+    "       kp-extract [--all-metrics] --input file --output-dir dir\n";
 
 static int
 cmpstr(const void *a, const void *b)
@@ -158,7 +154,7 @@ main(int argc, char *argv[])
 	int ch, all = 0;
 	json_t *s;
 
-	kp_setprogname(argv[0]);
+	kp_init(argv[0], synopsis);
 	while ((ch = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'a':
@@ -173,22 +169,21 @@ main(int argc, char *argv[])
 			inputs[ninputs++] = optarg;
 			break;
 		case 'h':
-			usage(stdout, KP_EXIT_OK);
+			kp_usage(KP_EXIT_OK);
 			break;
 		case 'V':
-			kp_print_version();
-			return kp_close_stdout() == 0 ? KP_EXIT_OK : KP_EXIT_ENV;
+			kp_version();
 		default:
-			usage(stderr, KP_EXIT_USAGE);
+			kp_usage(KP_EXIT_USAGE);
 		}
 	}
 	argc -= optind;
 	argv += optind;
 	if (ninputs > 0 && argc > 0)
-		usage(stderr, KP_EXIT_USAGE);
+		kp_usage(KP_EXIT_USAGE);
 	if (ninputs > 0 && outdir == NULL) {
 		kp_warn("--input needs --output-dir");
-		usage(stderr, KP_EXIT_USAGE);
+		kp_usage(KP_EXIT_USAGE);
 	}
 
 	if (ninputs > 0) {
@@ -227,5 +222,5 @@ main(int argc, char *argv[])
 	free(profile_dir);
 	free(details);
 	free(inputs);
-	return kp_close_stdout() == 0 ? KP_EXIT_OK : KP_EXIT_ENV;
+	kp_exit(KP_EXIT_OK);
 }

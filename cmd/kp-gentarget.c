@@ -73,13 +73,6 @@ static const char synopsis[] =
     "       kp-gentarget --check FILE\n"
     "       kp-gentarget -h | --help | --version\n";
 
-static _Noreturn void
-usage(void)
-{
-	fputs(synopsis, stderr);
-	exit(KP_EXIT_USAGE);
-}
-
 struct opts {
 	const char *target_cmd, *executable, *runtime, *py_script, *py_module, *workdir;
 	const char *kernel, *filter_mode, *filter, *nvtx, *priv, *ncu, *clock, *id;
@@ -210,19 +203,17 @@ parse(struct opts *o, int argc, char **argv)
 		case O_REPO: o->repo = optarg; break;
 		case O_CHECK: o->check = optarg; break;
 		case 'h':
-			fputs(synopsis, stdout);
-			exit(kp_close_stdout() == 0 ? KP_EXIT_OK : KP_EXIT_DATA);
+			kp_usage(KP_EXIT_OK);
 		case O_VERSION:
-			kp_print_version();
-			exit(kp_close_stdout() == 0 ? KP_EXIT_OK : KP_EXIT_DATA);
+			kp_version();
 		default:
-			usage();
+			kp_usage(KP_EXIT_USAGE);
 		}
 	}
 	if (optind < argc) {
 		kp_warn("unexpected operand \"%s\" (the target's own arguments go after --args)",
 		    argv[optind]);
-		usage();
+		kp_usage(KP_EXIT_USAGE);
 	}
 }
 
@@ -250,7 +241,7 @@ suggest(const char *repo)
 		if (kp_jsonl_write(stdout, v, &err) != 0)
 			kp_die_err(&err);
 	json_decref(c);
-	return kp_close_stdout() == 0 ? KP_EXIT_OK : KP_EXIT_DATA;
+	kp_exit(KP_EXIT_OK);
 }
 
 /* ---- the command and its runtime ---- */
@@ -468,11 +459,14 @@ build(struct opts *o, json_t *argv, json_t *env, json_t *req, const char *id)
 		json_array_append_new(notes, json_string("CUDA source lines need the binary "
 		    "built with -lineinfo; without it source hotspots fall back to SASS"));
 
-	t = json_pack("{s:i}", "schema_version", 1);
+	/* Only what is decided here: kp_target_validate() fills in lib/target.c's
+	 * defaults (schema_version, timeouts, backend, ...) and kp_target_write()
+	 * writes the keys in schema order. */
+	t = json_object();
 	json_object_set_new(t, "target", json_pack(
-	    "{s:s, s:O, s:o, s:s, s:O, s:n, s:i, s:{s:s?, s:s, s:s?, s:s?, s:s}}",
+	    "{s:s, s:O, s:o, s:s, s:O, s:{s:s?, s:s, s:s?, s:s?, s:s}}",
 	    "runtime", runtime, "executable", json_array_get(argv, 0), "args", args,
-	    "working_directory", o->workdir, "env", env, "stdin", "timeout_seconds", 600,
+	    "working_directory", o->workdir, "env", env,
 	    "python", "interpreter", py.interpreter, "entry_kind", py.entry,
 	    "script", py.script, "module", py.module,
 	    "jit_framework", triton ? "triton" : "none"));
@@ -482,26 +476,24 @@ build(struct opts *o, json_t *argv, json_t *env, json_t *req, const char *id)
 	    "triton_autotune_policy", autotune, "jit_warmup_required", triton,
 	    "recommended_warmup_skip", skip, "source_mapping_expectation",
 	    triton ? "triton-python" : py.is ? "sass-only" : "cuda-lineinfo", "notes", notes));
-	json_object_set_new(t, "kernel", json_pack("{s:s?, s:s, s:s?, s:s, s:s?, s:b}",
+	json_object_set_new(t, "kernel", json_pack("{s:s?, s:s, s:s?, s:s, s:s?}",
 	    "name", o->kernel, "filter_mode", mode, "filter", filter, "profile_id", id,
-	    "nvtx_range", o->nvtx, "allow_discovery_fallback", 1));
+	    "nvtx_range", o->nvtx));
 	free(filter);
 	json_object_set_new(t, "profiling", json_pack(
-	    "{s:s, s:s, s:s, s:i, s:i, s:b, s:b, s:O, s:s, s:s, s:s}",
-	    "backend", "ncu", "initial_level", full ? "full" : "basic",
+	    "{s:s, s:s, s:i, s:i, s:b, s:b, s:O, s:s*, s:s, s:s*}",
+	    "initial_level", full ? "full" : "basic",
 	    "warmup_policy", skip == 0 ? "none" : triton ? "jit-autotune-skip" : "launch-skip",
 	    "warmup_skip", skip, "launch_count", count, "enable_source_mapping", source,
 	    "enable_visual_report", want(f, "visual", 0), "extra_profiler_options", o->extra,
-	    "ncu_bin", o->ncu ? o->ncu : "", "output_root", o->root,
+	    "ncu_bin", o->ncu, "output_root", o->root,
 	    "clock_control", o->clock ? o->clock :
-	    json_is_string(json_object_get(f, "clock_control")) ?
-	    json_string_value(json_object_get(f, "clock_control")) : "base"));
-	json_object_set_new(t, "privilege", json_pack("{s:s, s:s}", "mode",
-	    o->priv ? o->priv : want(f, "sudo", 0) ? "full_sudo" : "none",
-	    "password_storage", "forbidden"));
+	    json_string_value(json_object_get(f, "clock_control"))));
+	json_object_set_new(t, "privilege", json_pack("{s:s*}", "mode",
+	    o->priv ? o->priv : want(f, "sudo", 0) ? "full_sudo" : NULL));
 	json_object_set_new(t, "discovery", json_object());
 	json_object_set_new(t, "analysis", json_pack(
-	    "{s:b, s:b, s:b, s:b, s:b, s:o, s:b, s:b, s:O?, s:f, s:b}",
+	    "{s:b, s:b, s:b, s:b, s:b, s:o, s:b, s:b, s:O?, s:b}",
 	    "collect_memory", full || want(f, "memory", 0),
 	    "collect_compute", full || want(f, "compute", 0),
 	    "collect_occupancy", full || want(f, "occupancy", 0),
@@ -511,12 +503,10 @@ build(struct opts *o, json_t *argv, json_t *env, json_t *req, const char *id)
 	    "enable_bottleneck_decision_engine", want(f, "bottleneck", 1),
 	    "enable_regression_compare", want(f, "compare", 0),
 	    "compare_baseline", json_object_get(f, "baseline"),
-	    "random_variation_tolerance_pct", 2.0,
 	    "generate_source_hotspots_table", source));
-	json_object_set_new(t, "visualization", json_pack("{s:b, s:s}",
+	json_object_set_new(t, "visualization", json_pack("{s:b, s:s*}",
 	    "enabled", want(f, "visual", 0), "format",
-	    json_is_string(json_object_get(f, "format")) ?
-	    json_string_value(json_object_get(f, "format")) : "png"));
+	    json_string_value(json_object_get(f, "format"))));
 	json_object_set_new(t, "notes", json_pack("{s:O, s:O, s:O}",
 	    "user_requirements", json_object_get(req, "not_understood"),
 	    "unsupported_or_deferred_requirements", json_object_get(req, "unsupported"),
@@ -655,7 +645,7 @@ main(int argc, char **argv)
 	char *id, *dir, *target;
 	int nsrc;
 
-	kp_setprogname(argv[0]);
+	kp_init(argv[0], synopsis);
 	parse(&o, argc, argv);
 	if (o.check) {
 		json_t *ct;
@@ -667,7 +657,7 @@ main(int argc, char **argv)
 		if (ct == NULL)
 			kp_die_err(&err);
 		json_decref(ct);
-		return kp_close_stdout() == 0 ? KP_EXIT_OK : KP_EXIT_DATA;
+		kp_exit(KP_EXIT_OK);
 	}
 	if (o.suggest) {
 		if (o.target_cmd || o.executable || o.kernel || o.output || o.id)
@@ -685,7 +675,7 @@ main(int argc, char **argv)
 	if (nsrc == 0 && !o.py_script && !o.py_module) {
 		kp_warn("no target: give --target-cmd, --executable, --python-script or "
 		    "--python-module (or --suggest-target to find one)");
-		usage();
+		kp_usage(KP_EXIT_USAGE);
 	}
 	if (o.target_cmd && o.args)
 		kp_die(KP_EXIT_USAGE, "--args goes with --executable, not --target-cmd");
@@ -739,5 +729,5 @@ main(int argc, char **argv)
 	free(target);
 	free(m.root);
 	free(m.ncu_path);
-	return kp_close_stdout() == 0 ? KP_EXIT_OK : KP_EXIT_DATA;
+	kp_exit(KP_EXIT_OK);
 }

@@ -13,13 +13,9 @@
 #define SOURCE_PAGE kp_stage_rel(KP_STAGE_SOURCE)
 #define HOTSPOTS_CSV kp_artifact_rel(KP_ART_HOTSPOTS)
 
-static void
-usage(FILE *fp, int status)
-{
-	fprintf(fp, "usage: kp-hotspots [--metric name] [--top n] [-o file] [file]\n"
-	    "       kp-hotspots --input file --output file\n");
-	exit(status);
-}
+static const char synopsis[] =
+    "usage: kp-hotspots [--metric name] [--top n] [-o file] [file]\n"
+    "       kp-hotspots --input file --output file\n";
 
 static struct kp_hotspots *
 read_page(const char *path, const struct kp_hs_opts *o, struct kp_err *err)
@@ -101,7 +97,7 @@ main(int argc, char *argv[])
 	size_t i;
 	int ch;
 
-	kp_setprogname(argv[0]);
+	kp_init(argv[0], synopsis);
 	while ((ch = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'm':
@@ -119,19 +115,18 @@ main(int argc, char *argv[])
 			input = optarg;
 			break;
 		case 'h':
-			usage(stdout, KP_EXIT_OK);
+			kp_usage(KP_EXIT_OK);
 			break;
 		case 'V':
-			kp_print_version();
-			return kp_close_stdout() == 0 ? KP_EXIT_OK : KP_EXIT_ENV;
+			kp_version();
 		default:
-			usage(stderr, KP_EXIT_USAGE);
+			kp_usage(KP_EXIT_USAGE);
 		}
 	}
 	argc -= optind;
 	argv += optind;
 	if (argc > 1 || (argc == 1 && input != NULL))
-		usage(stderr, KP_EXIT_USAGE);
+		kp_usage(KP_EXIT_USAGE);
 	if (argc == 1)
 		input = argv[0];
 
@@ -189,5 +184,5 @@ main(int argc, char *argv[])
 	free(dir);
 	free(page);
 	free(csv);
-	return kp_close_stdout() == 0 ? KP_EXIT_OK : KP_EXIT_ENV;
+	kp_exit(KP_EXIT_OK);
 }

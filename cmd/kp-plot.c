@@ -20,13 +20,6 @@ static const char synopsis[] =
 static volatile sig_atomic_t interrupted;
 static char tmp_image[PATH_MAX];	/* unlinked on a signal */
 
-static _Noreturn void
-usage(int status)
-{
-	fputs(synopsis, status == 0 ? stdout : stderr);
-	exit(status);
-}
-
 static void
 on_signal(int sig)
 {
@@ -142,13 +135,13 @@ main(int argc, char *argv[])
 	json_t *specs, *rec;
 	int c, nodraw = 0, free_dir = 0;
 
-	kp_setprogname(argv[0]);
+	kp_init(argv[0], synopsis);
 	while ((c = getopt_long(argc, argv, "hno:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (strcmp(optarg, "png") != 0 && strcmp(optarg, "svg") != 0) {
 				kp_warn("--format %s: png or svg", optarg);
-				usage(KP_EXIT_USAGE);
+				kp_usage(KP_EXIT_USAGE);
 			}
 			format = optarg;
 			break;
@@ -159,18 +152,17 @@ main(int argc, char *argv[])
 			nodraw = 1;
 			break;
 		case 'h':
-			usage(KP_EXIT_OK);
+			kp_usage(KP_EXIT_OK);
 		case 'V':
-			kp_print_version();
-			return kp_close_stdout() < 0 ? KP_EXIT_ENV : KP_EXIT_OK;
+			kp_version();
 		default:
-			usage(KP_EXIT_USAGE);
+			kp_usage(KP_EXIT_USAGE);
 		}
 	}
 	argc -= optind;
 	argv += optind;
 	if (argc == 2 || argc > 3 || (argc == 3 && out != NULL))
-		usage(KP_EXIT_USAGE);
+		kp_usage(KP_EXIT_USAGE);
 	if (argc == 3) {
 		/* the old form: final_report.md details image */
 		dir = dir_of(argv[0]);
@@ -231,5 +223,5 @@ main(int argc, char *argv[])
 	free(p);
 	if (free_dir)
 		free(dir);
-	return kp_close_stdout() < 0 ? KP_EXIT_ENV : KP_EXIT_OK;
+	kp_exit(KP_EXIT_OK);
 }

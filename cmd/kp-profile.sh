@@ -9,18 +9,24 @@ prog=kp-profile
 usage() {
 	cat <<USAGE
 usage: kp-profile [--kernel NAME] [--requirement TEXT] [--stages LIST] [--runtime RUNTIME]
-                  [--output-root DIR] [--profile-id ID] [--clock-control base|none]
-                  [--privilege-mode none|full_sudo] [--ncu-bin PATH] [--launch-skip N]
+                  [--output-root DIR] [--profile-id ID] [--clock-control base | none]
+                  [--privilege-mode none | full_sudo] [--ncu-bin PATH] [--launch-skip N]
                   [--launch-count N] [--no-plot] [--no-decide] -- COMMAND [ARG ...]
-       kp-profile --demo [--output-root DIR] [--clock-control base|none]
+       kp-profile --demo [--output-root DIR] [--clock-control base | none]
        kp-profile -h | --help | --version
 USAGE
 }
 
+# --help, --version: what every kp program does, a failed write to stdout exits 4
+answer() {
+	"$@" || { echo "$prog: write error on standard output" >&2; exit 4; }
+	exit 0
+}
+
 # answered before anything forks: agents call --version in loops
 case ${1-} in
---version) [ $# -eq 1 ] && { echo "kp-profile (kp) $version"; exit 0; } ;;
--h | --help) [ $# -eq 1 ] && { usage; exit 0; } ;;
+--version) [ $# -eq 1 ] && answer echo "kp-profile (kp) $version" ;;
+-h | --help) [ $# -eq 1 ] && answer usage ;;
 esac
 
 here=$(CDPATH= cd -- "$(dirname -- "$0")" && pwd)
@@ -43,8 +49,8 @@ add() {	# append one word, quoted, to the kp-gentarget arguments
 }
 while [ $# -gt 0 ]; do
 	case $1 in
-	-h | --help) usage; exit 0 ;;
-	--version) echo "kp-profile (kp) $version"; exit 0 ;;
+	-h | --help) answer usage ;;
+	--version) answer echo "kp-profile (kp) $version" ;;
 	--demo) demo=1 ;;
 	--no-plot) plot=0 ;;
 	--no-decide) decide=0 ;;

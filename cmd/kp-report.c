@@ -8,13 +8,6 @@
 
 static const char synopsis[] = "usage: kp-report [dir]\n";
 
-static _Noreturn void
-usage(int status)
-{
-	fputs(synopsis, status == 0 ? stdout : stderr);
-	exit(status);
-}
-
 int
 main(int argc, char *argv[])
 {
@@ -28,22 +21,21 @@ main(int argc, char *argv[])
 	json_t *rec;
 	int c;
 
-	kp_setprogname(argv[0]);
+	kp_init(argv[0], synopsis);
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
-			usage(KP_EXIT_OK);
+			kp_usage(KP_EXIT_OK);
 		case 'V':
-			kp_print_version();
-			return kp_close_stdout() < 0 ? KP_EXIT_ENV : KP_EXIT_OK;
+			kp_version();
 		default:
-			usage(KP_EXIT_USAGE);
+			kp_usage(KP_EXIT_USAGE);
 		}
 	}
 	argc -= optind;
 	argv += optind;
 	if (argc > 1)
-		usage(KP_EXIT_USAGE);
+		kp_usage(KP_EXIT_USAGE);
 	if (argc == 1)
 		dir = argv[0];
 	else if ((dir = kp_jsonl_first_profile_dir(stdin, "<stdin>", &err)) == NULL)
@@ -57,5 +49,5 @@ main(int argc, char *argv[])
 	free(path);
 	if (argc == 0)
 		free(dir);
-	return kp_close_stdout() < 0 ? KP_EXIT_ENV : KP_EXIT_OK;
+	kp_exit(KP_EXIT_OK);
 }

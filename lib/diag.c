@@ -120,6 +120,44 @@ kp_print_version(void)
 	printf("%s (kp) %s\n", progname, KP_VERSION);
 }
 
+/* ---- the command contract: the same -h, --version, usage errors and exit in
+ * every program ---- */
+
+static const char *synopsis = "";
+
+void
+kp_init(const char *argv0, const char *usage_text)
+{
+	kp_setprogname(argv0);
+	synopsis = usage_text;
+}
+
+void
+kp_exit(int status)
+{
+	if (kp_close_stdout() < 0)
+		exit(KP_EXIT_ENV);
+	exit(status);
+}
+
+void
+kp_usage(int status)
+{
+	if (status == KP_EXIT_OK) {
+		fputs(synopsis, stdout);
+		kp_exit(KP_EXIT_OK);
+	}
+	fputs(synopsis, stderr);
+	exit(status);
+}
+
+void
+kp_version(void)
+{
+	kp_print_version();
+	kp_exit(KP_EXIT_OK);
+}
+
 int
 kp_strtonum(const char *s, long long min, long long max, long long *out,
     struct kp_err *err)

@@ -47,6 +47,15 @@ char *kp_xstrdup(const char *s);	/* strdup or exit 4: for programs only */
 int kp_close_stdout(void);
 /* Print "--version" text for a program: "kp-name (kp) VERSION". */
 void kp_print_version(void);
+/* The command contract (programs only): kp_init records the program name and
+ * its usage text (the man page's SYNOPSIS, "usage: ..."); kp_usage(0) prints
+ * it to stdout and exits through kp_exit, kp_usage(2) to stderr and exits 2;
+ * kp_version prints --version; kp_exit closes stdout and exits 4 (a message
+ * said) when a write to it failed, else with status. */
+void kp_init(const char *argv0, const char *usage_text);
+_Noreturn void kp_usage(int status);
+_Noreturn void kp_version(void);
+_Noreturn void kp_exit(int status);
 /* Checked integer conversion with bounds; -1 and err on failure. */
 int kp_strtonum(const char *s, long long min, long long max, long long *out,
     struct kp_err *err);
