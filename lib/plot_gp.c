@@ -23,22 +23,28 @@
 #define C_GREY "#bbbbbb"
 #define C_DARK "#333333"
 
-/* A double-quoted gnuplot string: backslash and quote escaped, controls dropped. */
+/*
+ * A gnuplot string made of text kp does not control (kernel names, file names,
+ * YAML labels): single-quoted, the one form gnuplot neither runs backquotes in
+ * nor expands @macros in, with the quote doubled (its only escape).  Controls are
+ * dropped; a newline becomes a concatenated "\n" constant, so the line break is
+ * kp's own script text, never the caller's.
+ */
 static void
 gp_str(FILE *fp, const char *s)
 {
-	fputc('"', fp);
+	fputc('\'', fp);
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 
 		if (c == '\n')
-			fputs("\\n", fp);
-		if (c == '\\' || c == '"')
-			fputc('\\', fp);
-		if (c >= 0x20 && c != 0x7f)
+			fputs("'.\"\\n\".'", fp);
+		else if (c == '\'')
+			fputs("''", fp);
+		else if (c >= 0x20 && c != 0x7f)
 			fputc(c, fp);
 	}
-	fputc('"', fp);
+	fputc('\'', fp);
 }
 
 /* A quoted data-file field: gnuplot has no escape inside one, so '"' becomes '\''. */
