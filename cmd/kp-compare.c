@@ -136,8 +136,13 @@ resolve_baseline(const char *b, const char *current)
 	return kp_xstrdup(b);
 }
 
+/*
+ * how: KP_OUT_NAMED for --output FILE.  When that names a device, FIFO or socket
+ * (--output /dev/stdout) the JSON that would go beside it has no folder of its
+ * own: it is not written.
+ */
 static void
-write_outputs(json_t *cmp, const char *md, const char *jsonpath)
+write_outputs(json_t *cmp, const char *md, const char *jsonpath, int how)
 {
 	struct kp_atomic a;
 	struct kp_err err;
@@ -149,10 +154,20 @@ write_outputs(json_t *cmp, const char *md, const char *jsonpath)
 			kp_die_err(&err);
 	}
 	free(dir);
+	if (how == KP_OUT_NAMED) {
+		char *real;
+		int direct;
+
+		if (kp_out_resolve(md, how, &real, &direct, NULL, &err) < 0)
+			kp_die_err(&err);
+		free(real);
+		if (direct)
+			jsonpath = NULL;
+	}
 	if (jsonpath != NULL && kp_write_json_atomic(jsonpath, cmp,
 	    JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(17), &err) < 0)
 		kp_die_err(&err);
-	if (kp_atomic_open(&a, md, &err) < 0)
+	if (kp_out_open(&a, md, how, &err) < 0)
 		kp_die_err(&err);
 	if (kp_compare_markdown(cmp, a.fp) < 0) {
 		kp_atomic_abort(&a);
@@ -225,7 +240,7 @@ publish(json_t *cmp, const char *profile, const char *output, const char *mdname
 		js = xjoin(d, jsname);
 		free(d);
 	}
-	write_outputs(cmp, md, js);
+	write_outputs(cmp, md, js, output != NULL ? KP_OUT_NAMED : KP_OUT_DERIVED);
 	emit(cmp, profile, md);
 	free(md);
 	free(js);

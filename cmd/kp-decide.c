@@ -109,7 +109,7 @@ main(int argc, char *argv[])
 	struct kp_err err;
 	struct kp_rules *rules;
 	json_t *summary, *kernel, *hotspots = NULL, *decision;
-	int c;
+	int c, how;
 
 	kp_init(argv[0], synopsis);
 	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
@@ -131,6 +131,7 @@ main(int argc, char *argv[])
 	}
 	if (optind != argc)
 		kp_usage(KP_EXIT_USAGE);
+	how = output != NULL ? KP_OUT_NAMED : KP_OUT_DERIVED;	/* -o: the user's file */
 	if (kname != NULL && kindex >= 0)
 		kp_die(KP_EXIT_USAGE, "--kernel and --kernel-index exclude each other");
 
@@ -175,8 +176,8 @@ main(int argc, char *argv[])
 	if ((decision = kp_rules_decide_summary(rules, summary, metrics, kernel, hotspots,
 	    &err)) == NULL)
 		kp_die_err(&err);
-	if (kp_write_json_atomic(output, decision, JSON_INDENT(2) | JSON_SORT_KEYS |
-	    JSON_REAL_PRECISION(10), &err) == -1)
+	if (kp_out_json(output, decision, JSON_INDENT(2) | JSON_SORT_KEYS |
+	    JSON_REAL_PRECISION(10), how, &err) == -1)
 		kp_die_err(&err);
 	emit(decision, profile_dir);
 

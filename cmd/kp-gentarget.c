@@ -709,7 +709,7 @@ main(int argc, char **argv)
 	target = o.output ? strdup(o.output) : kp_artifact_path(dir, KP_ART_TARGET);
 	if (target == NULL)
 		kp_die(KP_EXIT_ENV, "out of memory");
-	if (kp_target_write(t, target, &err) != 0)
+	if (kp_target_write_out(t, target, o.output ? KP_OUT_NAMED : KP_OUT_DERIVED, &err) != 0)
 		fail_undo(&m, &err);
 
 	rec = json_pack("{s:s, s:s, s:s, s:s, s:s?, s:O}", "kind", "target", "profile_dir", dir,

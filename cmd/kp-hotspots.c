@@ -60,12 +60,12 @@ list_metrics(const char *path)
 }
 
 static void
-write_csv(const char *path, const struct kp_hotspots *h)
+write_csv(const char *path, int how, const struct kp_hotspots *h)
 {
 	struct kp_atomic a;
 	struct kp_err err;
 
-	if (kp_atomic_open(&a, path, &err) < 0)
+	if (kp_out_open(&a, path, how, &err) < 0)
 		kp_die_err(&err);
 	if (kp_hotspots_write_csv(a.fp, h, &err) < 0) {
 		kp_atomic_abort(&a);
@@ -170,7 +170,7 @@ main(int argc, char *argv[])
 		}
 	}
 	if (csv != NULL)
-		write_csv(csv, h);
+		write_csv(csv, output != NULL ? KP_OUT_NAMED : KP_OUT_DERIVED, h);
 	for (i = 0; i < h->n; i++) {
 		json_t *j = kp_hotspot_json(&h->rows[i], dir);
 

@@ -67,19 +67,57 @@ absolute(const char *path)
 	return p;
 }
 
-/* Draw into a temporary file beside image, then rename it; nothing is left on failure. */
+/* The drawn temporary file copied into image, a device or FIFO, through libkp's
+ * output helper (which writes those in place). */
+static int
+copy_into(const char *tmp, const char *image, int how, struct kp_err *err)
+{
+	struct kp_atomic a;
+	size_t len;
+	char *data = kp_read_file(tmp, &len, err);
+	int rc;
+
+	if (data == NULL)
+		return -1;
+	if (kp_out_open(&a, image, how, err) < 0) {
+		free(data);
+		return -1;
+	}
+	if (len > 0 && fwrite(data, 1, len, a.fp) != len) {
+		kp_errf(err, KP_EXIT_ENV, "%s: write error", image);
+		kp_atomic_abort(&a);
+		free(data);
+		return -1;
+	}
+	free(data);
+	rc = kp_atomic_commit(&a, err);
+	return rc;
+}
+
+/*
+ * Draw into a temporary file, then put it at image; nothing is left on failure.
+ * A regular image (or a new one, or the target of the link -o named) gets the
+ * temporary beside it and a rename; a device or FIFO (-o /dev/null) gets the
+ * temporary in the visual folder, copied into it in place: never renamed over.
+ */
 static void
-draw(const char *gnuplot, const char *visdir, const char *image, const char *format)
+draw(const char *gnuplot, const char *visdir, const char *image, int how, const char *format)
 {
 	struct kp_err err;
 	struct sigaction sa;
-	char *idir = dir_of(image), *abs;
-	const char *base = strrchr(image, '/') ? strrchr(image, '/') + 1 : image;
-	mode_t mask;
-	int fd;
+	char *real, *idir, *abs;
+	const char *base;
+	mode_t mask, mode;
+	int fd, direct;
 
-	if (snprintf(tmp_image, sizeof tmp_image, "%s/.%s.XXXXXX", idir, base) >=
-	    (int)sizeof tmp_image)
+	if (kp_out_resolve(image, how, &real, &direct, &mode, &err) < 0)
+		kp_die_err(&err);
+	idir = direct ? strdup(visdir) : dir_of(real);
+	base = strrchr(real, '/') ? strrchr(real, '/') + 1 : real;
+	if (idir == NULL)
+		kp_die(KP_EXIT_ENV, "out of memory");
+	if (snprintf(tmp_image, sizeof tmp_image, "%s/.%s.XXXXXX", idir,
+	    direct ? "profile_summary" : base) >= (int)sizeof tmp_image)
 		kp_die(KP_EXIT_USAGE, "%s: path too long", image);
 	free(idir);
 	memset(&sa, 0, sizeof sa);
@@ -96,7 +134,9 @@ draw(const char *gnuplot, const char *visdir, const char *image, const char *for
 	}
 	mask = umask(0);
 	umask(mask);
-	fchmod(fd, 0666 & ~mask);
+	if (access(real, F_OK) != 0)
+		mode = 0666 & ~mask;
+	fchmod(fd, mode);
 	close(fd);
 	abs = absolute(tmp_image);
 	if (kp_plot_run(gnuplot, visdir, kp_artifact_name(KP_ART_PLOT_SCRIPT), abs, &err) < 0 ||
@@ -109,12 +149,20 @@ draw(const char *gnuplot, const char *visdir, const char *image, const char *for
 		    image, visdir);
 	}
 	free(abs);
-	if (rename(tmp_image, image) < 0) {
+	if (direct) {
+		if (copy_into(tmp_image, image, how, &err) < 0) {
+			unlink(tmp_image);
+			tmp_image[0] = '\0';
+			kp_die_err(&err);
+		}
+		unlink(tmp_image);
+	} else if (rename(tmp_image, real) < 0) {
 		unlink(tmp_image);
 		tmp_image[0] = '\0';
 		kp_die(KP_EXIT_ENV, "%s:", image);
 	}
 	tmp_image[0] = '\0';
+	free(real);
 }
 
 int
@@ -207,7 +255,7 @@ main(int argc, char *argv[])
 		snprintf(name, sizeof name, "profile_summary.%s", format);
 		if ((image = out != NULL ? strdup(out) : kp_path_join(visdir, name)) == NULL)
 			kp_die(KP_EXIT_ENV, "out of memory");
-		draw(gnuplot, visdir, image, format);
+		draw(gnuplot, visdir, image, out != NULL ? KP_OUT_NAMED : KP_OUT_DERIVED, format);
 		free(gnuplot);
 	}
 	rec = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o}", "kind", "plot", "profile_dir", dir,

@@ -1,12 +1,27 @@
 /*
- * atomic.c: output files appear whole or not at all (temporary + rename).
+ * atomic.c: the one way kp writes an output file.
+ *
+ * A regular file, or a path that does not exist yet, appears whole or not at all:
+ * a temporary in the same folder, then rename().
+ *
+ * An output the user named (-o FILE, KP_OUT_NAMED): a symbolic link is followed to
+ * its target (the target is replaced, the link stays); a device, FIFO or socket
+ * (-o /dev/null, -o /dev/stdout, a named pipe) is opened and written in place:
+ * renaming a temporary over /dev/null as root replaced the device.
+ *
+ * A name kp derives inside a profile folder (KP_OUT_DERIVED: details/..., visual/
+ * ...): whatever stands there is replaced, a link included.  Nobody chose that
+ * link; whoever could write the folder planted it, and root writing through it is
+ * the classic symlink attack (tests/cli/inject-planted-symlinks).
  * The data is flushed to the kernel, not to the disk: fsync() costs 1-2 ms a
  * file on a virtual disk, several times what writing the file takes, and a
  * profile is re-created from ncu's CSV after a power cut.  KP_FSYNC=1 in the
  * environment syncs each file before its rename (kp(7)).
  */
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/un.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,26 +32,168 @@
 
 #include "kp.h"
 
-int
-kp_atomic_open(struct kp_atomic *a, const char *path, struct kp_err *err)
+/* dir of path joined with a symbolic link's relative target. */
+static char *
+beside(const char *path, const char *target)
 {
-	size_t n = strlen(path) + 32;
+	const char *slash = strrchr(path, '/');
+	size_t n = slash ? (size_t)(slash - path) + 1 : 0, lt = strlen(target);
+	char *s;
+
+	if (target[0] == '/' || n == 0)
+		return strdup(target);
+	if ((s = malloc(n + lt + 1)) == NULL)
+		return NULL;
+	memcpy(s, path, n);
+	memcpy(s + n, target, lt + 1);
+	return s;
+}
+
+int
+kp_out_resolve(const char *path, int how, char **real, int *direct, mode_t *mode,
+    struct kp_err *err)
+{
+	struct stat st;
+	char *cur, *next, link[PATH_MAX];
+	ssize_t n;
+	int hops, exists = 1;
+
+	*real = NULL;
+	*direct = 0;
+	if (mode != NULL)
+		*mode = 0644;
+	if ((cur = strdup(path)) == NULL)
+		return kp_errf(err, KP_EXIT_ENV, "out of memory");
+	if (how != KP_OUT_NAMED) {
+		/* A name kp chose inside its own folder: whatever stands there
+		 * (a planted link, a FIFO) is replaced, never written through. */
+		if (lstat(cur, &st) == 0 && S_ISDIR(st.st_mode)) {
+			kp_errf(err, KP_EXIT_ENV, "%s: is a directory", path);
+			free(cur);
+			return -1;
+		}
+		if (mode != NULL && lstat(cur, &st) == 0 && S_ISREG(st.st_mode))
+			*mode = st.st_mode & 0777;
+		*real = cur;
+		return 0;
+	}
+	for (hops = 0;; hops++) {
+		if (lstat(cur, &st) != 0) {
+			if (errno == ENOENT) {	/* a new file (or a dangling link's target) */
+				exists = 0;
+				break;
+			}
+			kp_errf(err, KP_EXIT_ENV, "%s: %s", path, strerror(errno));
+			free(cur);
+			return -1;
+		}
+		if (!S_ISLNK(st.st_mode))
+			break;
+		if (hops == 40) {
+			kp_errf(err, KP_EXIT_ENV, "%s: %s", path, strerror(ELOOP));
+			free(cur);
+			return -1;
+		}
+		if ((n = readlink(cur, link, sizeof link - 1)) < 0) {
+			kp_errf(err, KP_EXIT_ENV, "%s: %s", path, strerror(errno));
+			free(cur);
+			return -1;
+		}
+		link[n] = '\0';
+		next = beside(cur, link);
+		free(cur);
+		if ((cur = next) == NULL)
+			return kp_errf(err, KP_EXIT_ENV, "out of memory");
+	}
+	if (exists) {
+		if (S_ISDIR(st.st_mode)) {
+			kp_errf(err, KP_EXIT_ENV, "%s: is a directory", path);
+			free(cur);
+			return -1;
+		}
+		if (!S_ISREG(st.st_mode))
+			*direct = 1;
+		else if (mode != NULL)
+			*mode = st.st_mode & 0777;
+	}
+	*real = cur;
+	return 0;
+}
+
+/* A device, FIFO or socket: opened and written in place, never replaced. */
+static int
+open_direct(const char *path, const char *real, struct kp_err *err)
+{
+	struct stat st;
 	int fd;
 
+	if (stat(real, &st) == 0 && S_ISSOCK(st.st_mode)) {
+		struct sockaddr_un sa;
+
+		memset(&sa, 0, sizeof sa);
+		sa.sun_family = AF_UNIX;
+		if (strlen(real) >= sizeof sa.sun_path) {
+			kp_errf(err, KP_EXIT_ENV, "%s: socket path too long", path);
+			return -1;
+		}
+		strcpy(sa.sun_path, real);
+		if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
+			return kp_errf(err, KP_EXIT_ENV, "%s: %s", path, strerror(errno));
+		if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
+			kp_errf(err, KP_EXIT_ENV, "%s: %s", path, strerror(errno));
+			close(fd);
+			return -1;
+		}
+		return fd;
+	}
+	if ((fd = open(real, O_WRONLY | O_NOCTTY | O_CLOEXEC)) < 0)
+		return kp_errf(err, KP_EXIT_ENV, "%s: %s", path, strerror(errno));
+	return fd;
+}
+
+int
+kp_out_open(struct kp_atomic *a, const char *path, int how, struct kp_err *err)
+{
+	char *real;
+	size_t n;
+	mode_t mode;
+	int fd, direct;
+
 	memset(a, 0, sizeof(*a));
-	if ((a->path = strdup(path)) == NULL || (a->tmp = malloc(n)) == NULL) {
-		free(a->path);
+	if (kp_out_resolve(path, how, &real, &direct, &mode, err) < 0)
+		return -1;
+	if ((a->path = strdup(path)) == NULL) {
+		free(real);
 		return kp_errf(err, KP_EXIT_ENV, "out of memory");
 	}
-	snprintf(a->tmp, n, "%s.tmp.XXXXXX", path);
-	if ((fd = mkstemp(a->tmp)) < 0) {
-		kp_errf(err, KP_EXIT_ENV, "%s: %s", path, strerror(errno));
-		free(a->path);
-		free(a->tmp);
-		a->path = a->tmp = NULL;
-		return -1;
+	if (direct) {
+		fd = open_direct(path, real, err);
+		free(real);
+		if (fd < 0) {
+			free(a->path);
+			a->path = NULL;
+			return -1;
+		}
+	} else {
+		n = strlen(real) + 32;
+		if ((a->tmp = malloc(n)) == NULL) {
+			free(real);
+			free(a->path);
+			a->path = NULL;
+			return kp_errf(err, KP_EXIT_ENV, "out of memory");
+		}
+		snprintf(a->tmp, n, "%s.tmp.XXXXXX", real);
+		a->real = real;
+		if ((fd = mkstemp(a->tmp)) < 0) {
+			kp_errf(err, KP_EXIT_ENV, "%s: %s", path, strerror(errno));
+			free(a->path);
+			free(a->tmp);
+			free(a->real);
+			a->path = a->tmp = a->real = NULL;
+			return -1;
+		}
+		fchmod(fd, mode);
 	}
-	fchmod(fd, 0644);
 	if ((a->fp = fdopen(fd, "w")) == NULL) {
 		kp_errf(err, KP_EXIT_ENV, "%s: %s", path, strerror(errno));
 		close(fd);
@@ -44,6 +201,12 @@ kp_atomic_open(struct kp_atomic *a, const char *path, struct kp_err *err)
 		return -1;
 	}
 	return 0;
+}
+
+int
+kp_atomic_open(struct kp_atomic *a, const char *path, struct kp_err *err)
+{
+	return kp_out_open(a, path, KP_OUT_DERIVED, err);
 }
 
 static int
@@ -70,7 +233,7 @@ kp_atomic_commit(struct kp_atomic *a, struct kp_err *err)
 		saved = errno;
 	}
 	a->fp = NULL;
-	if (!bad && rename(a->tmp, a->path) != 0) {
+	if (!bad && a->tmp != NULL && rename(a->tmp, a->real) != 0) {
 		bad = 1;
 		saved = errno;
 	}
@@ -81,7 +244,8 @@ kp_atomic_commit(struct kp_atomic *a, struct kp_err *err)
 	}
 	free(a->path);
 	free(a->tmp);
-	a->path = a->tmp = NULL;
+	free(a->real);
+	a->path = a->tmp = a->real = NULL;
 	return 0;
 }
 
@@ -94,15 +258,16 @@ kp_atomic_abort(struct kp_atomic *a)
 		unlink(a->tmp);
 	free(a->path);
 	free(a->tmp);
+	free(a->real);
 	memset(a, 0, sizeof(*a));
 }
 
 int
-kp_write_file_atomic(const char *path, const char *data, size_t len, struct kp_err *err)
+kp_out_write(const char *path, const char *data, size_t len, int how, struct kp_err *err)
 {
 	struct kp_atomic a;
 
-	if (kp_atomic_open(&a, path, err) < 0)
+	if (kp_out_open(&a, path, how, err) < 0)
 		return -1;
 	if (len > 0 && fwrite(data, 1, len, a.fp) != len) {
 		kp_errf(err, KP_EXIT_ENV, "%s: %s", path, strerror(errno));
@@ -110,6 +275,12 @@ kp_write_file_atomic(const char *path, const char *data, size_t len, struct kp_e
 		return -1;
 	}
 	return kp_atomic_commit(&a, err);
+}
+
+int
+kp_write_file_atomic(const char *path, const char *data, size_t len, struct kp_err *err)
+{
+	return kp_out_write(path, data, len, KP_OUT_DERIVED, err);
 }
 
 int
@@ -126,17 +297,23 @@ kp_atomic_put_json(struct kp_atomic *a, json_t *j, size_t flags, struct kp_err *
 }
 
 int
-kp_write_json_atomic(const char *path, json_t *j, size_t flags, struct kp_err *err)
+kp_out_json(const char *path, json_t *j, size_t flags, int how, struct kp_err *err)
 {
 	struct kp_atomic a;
 
-	if (kp_atomic_open(&a, path, err) < 0)
+	if (kp_out_open(&a, path, how, err) < 0)
 		return -1;
 	if (kp_atomic_put_json(&a, j, flags, err) < 0) {
 		kp_atomic_abort(&a);
 		return -1;
 	}
 	return kp_atomic_commit(&a, err);
+}
+
+int
+kp_write_json_atomic(const char *path, json_t *j, size_t flags, struct kp_err *err)
+{
+	return kp_out_json(path, j, flags, KP_OUT_DERIVED, err);
 }
 
 int

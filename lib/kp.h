@@ -8,6 +8,8 @@
 #ifndef KP_H
 #define KP_H
 
+#include <sys/types.h>
+
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -60,13 +62,31 @@ _Noreturn void kp_exit(int status);
 int kp_strtonum(const char *s, long long min, long long max, long long *out,
     struct kp_err *err);
 
-/* ---- atomic.c: files written whole or not at all ---- */
+/* ---- atomic.c: every output file, one way ----
+ * A regular file or a new path: a temporary beside it, renamed over it on commit
+ * (whole or not at all).  An output the user named (KP_OUT_NAMED): a symbolic
+ * link is followed, its target replaced; a device, FIFO or socket is opened and
+ * written in place (tmp NULL).  A name kp derives in its own folder
+ * (KP_OUT_DERIVED, the kp_atomic_* and kp_write_* functions): whatever stands
+ * there, a planted link included, is replaced. */
+enum { KP_OUT_DERIVED, KP_OUT_NAMED };
 struct kp_atomic {
-	char *path;	/* final name */
-	char *tmp;	/* temporary name in the same folder */
+	char *path;	/* the name asked for (messages) */
+	char *real;	/* what gets replaced: path with its links followed */
+	char *tmp;	/* temporary name beside real; NULL when written in place */
 	FILE *fp;
 };
-int kp_atomic_open(struct kp_atomic *a, const char *path, struct kp_err *err);
+/* Where an output path really goes: *real (malloc'd) is path with symbolic links
+ * followed and *direct is 1 for a device, FIFO or socket (KP_OUT_NAMED; for
+ * KP_OUT_DERIVED *real is path and *direct 0); *mode, when not NULL, is the
+ * permission bits an existing regular file has (0644 for a new one).  A folder is
+ * an error. */
+int kp_out_resolve(const char *path, int how, char **real, int *direct, mode_t *mode,
+    struct kp_err *err);
+int kp_out_open(struct kp_atomic *a, const char *path, int how, struct kp_err *err);
+int kp_out_write(const char *path, const char *data, size_t len, int how, struct kp_err *err);
+int kp_out_json(const char *path, json_t *j, size_t flags, int how, struct kp_err *err);
+int kp_atomic_open(struct kp_atomic *a, const char *path, struct kp_err *err);	/* KP_OUT_DERIVED */
 int kp_atomic_commit(struct kp_atomic *a, struct kp_err *err);	/* flush, close, rename */
 void kp_atomic_abort(struct kp_atomic *a);	/* close, unlink the temporary; no-op when zeroed or committed */
 /* json_dumps(j, flags) and a newline into the open temporary file. */
@@ -183,6 +203,7 @@ char *kp_yaml_str(struct fy_document *d, const char *path);
 int kp_yaml_line(struct fy_node *n);	/* 1-based line of a node, 0 if unknown */
 /* Write a document atomically as block YAML. */
 int kp_yaml_write_atomic(struct fy_document *d, const char *path, struct kp_err *err);
+int kp_yaml_write_out(struct fy_document *d, const char *path, int how, struct kp_err *err);
 /* Convert between YAML and jansson trees (scalars typed by YAML 1.2 core rules). */
 json_t *kp_yaml_to_json(struct fy_node *n);
 struct fy_document *kp_json_to_yaml(json_t *j, struct kp_err *err);

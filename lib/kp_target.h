@@ -14,6 +14,8 @@
 json_t *kp_target_load(const char *path, struct kp_err *err);
 int kp_target_validate(json_t *target, struct kp_err *err);	/* same checks, no lines */
 int kp_target_write(json_t *target, const char *path, struct kp_err *err);	/* atomic YAML */
+/* The same to a path the user named (how: KP_OUT_NAMED, see kp_out_open). */
+int kp_target_write_out(json_t *target, const char *path, int how, struct kp_err *err);
 /* target.SECTION.KEY when it is a string (borrowed), else NULL. */
 const char *kp_target_str(json_t *target, const char *section, const char *key);
 

@@ -538,6 +538,12 @@ ordered(json_t *t)
 int
 kp_target_write(json_t *target, const char *path, struct kp_err *err)
 {
+	return kp_target_write_out(target, path, KP_OUT_DERIVED, err);
+}
+
+int
+kp_target_write_out(json_t *target, const char *path, int how, struct kp_err *err)
+{
 	struct fy_document *d;
 	json_t *o;
 	int rc;
@@ -550,7 +556,7 @@ kp_target_write(json_t *target, const char *path, struct kp_err *err)
 	json_decref(o);
 	if (d == NULL)
 		return -1;
-	rc = kp_yaml_write_atomic(d, path, err);
+	rc = kp_yaml_write_out(d, path, how, err);
 	fy_document_destroy(d);
 	return rc;
 }

@@ -215,13 +215,19 @@ kp_yaml_line(struct fy_node *n)
 int
 kp_yaml_write_atomic(struct fy_document *d, const char *path, struct kp_err *err)
 {
+	return kp_yaml_write_out(d, path, KP_OUT_DERIVED, err);
+}
+
+int
+kp_yaml_write_out(struct fy_document *d, const char *path, int how, struct kp_err *err)
+{
 	char *s = fy_emit_document_to_string(d, FYECF_MODE_BLOCK | FYECF_WIDTH_INF |
 	    FYECF_INDENT_2);
 	int rc;
 
 	if (s == NULL)
 		return kp_errf(err, KP_EXIT_ENV, "%s: cannot emit YAML", path);
-	rc = kp_write_file_atomic(path, s, strlen(s), err);
+	rc = kp_out_write(path, s, strlen(s), how, err);
 	free(s);
 	return rc;
 }
