@@ -25,7 +25,7 @@ static const char synopsis[] =
 
 enum {
 	O_DRY = 256, O_STAGES, O_NCU, O_TIMEOUT, O_OUTDIR, O_CMD, O_KNAME, O_KRE, O_NVTX,
-	O_SKIP, O_COUNT, O_RUNTIME, O_SUDO, O_DEVICES, O_CLOCK, O_EXTRA, O_VERSION
+	O_SKIP, O_COUNT, O_RUNTIME, O_SUDO, O_DEVICES, O_CLOCK, O_EXTRA
 };
 
 static const struct option longopts[] = {
@@ -45,8 +45,7 @@ static const struct option longopts[] = {
 	{ "devices", required_argument, NULL, O_DEVICES },
 	{ "clock-control", required_argument, NULL, O_CLOCK },
 	{ "extra", required_argument, NULL, O_EXTRA },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, O_VERSION },
+	KP_OPTS_COMMON,
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -751,7 +750,7 @@ main(int argc, char **argv)
 	memset(&r, 0, sizeof(r));
 	o.extra = json_array();
 	o.stages = "auto";
-	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((ch = kp_getopt(argc, argv, "h", longopts)) != -1) {
 		switch (ch) {
 		case O_DRY: o.dry = 1; break;
 		case O_STAGES: o.stages = optarg; break;
@@ -793,9 +792,6 @@ main(int argc, char **argv)
 			json_decref(w);
 			break;
 		}
-		case 'h': kp_usage(KP_EXIT_OK); break;
-		case O_VERSION: kp_version();
-		default: kp_usage(KP_EXIT_USAGE);
 		}
 	}
 	argc -= optind;

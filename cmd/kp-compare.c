@@ -457,8 +457,7 @@ main(int argc, char *argv[])
 		{ "output", required_argument, NULL, 'o' },
 		{ "kernels", no_argument, NULL, 'k' },
 		{ "trend", no_argument, NULL, 'T' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
+		KP_OPTS_COMMON,
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *current = NULL, *baseline = NULL, *output = NULL;
@@ -468,7 +467,7 @@ main(int argc, char *argv[])
 	struct kp_err err;
 
 	kp_init(argv[0], synopsis);
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = kp_getopt(argc, argv, "h", opts)) != -1) {
 		switch (c) {
 		case 'c': current = optarg; break;
 		case 'b': baseline = optarg; break;
@@ -476,9 +475,6 @@ main(int argc, char *argv[])
 		case 'o': output = optarg; break;
 		case 'k': kernels = 1; break;
 		case 'T': trend_mode = 1; break;
-		case 'h': kp_usage(KP_EXIT_OK);
-		case 'V': kp_version();
-		default: kp_usage(KP_EXIT_USAGE);
 		}
 	}
 	argc -= optind;

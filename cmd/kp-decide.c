@@ -97,8 +97,7 @@ main(int argc, char *argv[])
 		{ "kernel", required_argument, NULL, 'k' },
 		{ "kernel-index", required_argument, NULL, 'i' },
 		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
+		KP_OPTS_COMMON,
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *rulesf = NULL, *metrics = NULL, *hotf = NULL, *target = NULL;
@@ -112,7 +111,7 @@ main(int argc, char *argv[])
 	int c, how;
 
 	kp_init(argv[0], synopsis);
-	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+	while ((c = kp_getopt(argc, argv, "ho:", longopts)) != -1) {
 		switch (c) {
 		case 'r': rulesf = optarg; break;
 		case 'm': metrics = optarg; break;
@@ -124,9 +123,6 @@ main(int argc, char *argv[])
 				kp_die(KP_EXIT_USAGE, "--kernel-index: %s", err.msg);
 			break;
 		case 'o': output = optarg; break;
-		case 'h': kp_usage(KP_EXIT_OK); break;
-		case 'V': kp_version();
-		default: kp_usage(KP_EXIT_USAGE);
 		}
 	}
 	if (optind != argc)

@@ -15,7 +15,7 @@ static const char synopsis[] =
     "usage: kp-discover [--max-launches N] [--hint NAME] [--filter] [--ncu-bin PATH]\n"
     "                   [--timeout S] [--output-dir DIR] [--from-csv FILE] [TARGET.yaml]\n";
 
-enum { O_MAX = 256, O_HINT, O_FILTER, O_NCU, O_TIMEOUT, O_OUTDIR, O_CSV, O_VERSION };
+enum { O_MAX = 256, O_HINT, O_FILTER, O_NCU, O_TIMEOUT, O_OUTDIR, O_CSV };
 
 static const struct option longopts[] = {
 	{ "max-launches", required_argument, NULL, O_MAX },
@@ -25,8 +25,7 @@ static const struct option longopts[] = {
 	{ "timeout", required_argument, NULL, O_TIMEOUT },
 	{ "output-dir", required_argument, NULL, O_OUTDIR },
 	{ "from-csv", required_argument, NULL, O_CSV },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, O_VERSION },
+	KP_OPTS_COMMON,
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -140,7 +139,7 @@ main(int argc, char **argv)
 	char *path = NULL, *profile_dir = NULL, *capture;
 
 	kp_init(argv[0], synopsis);
-	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((ch = kp_getopt(argc, argv, "h", longopts)) != -1) {
 		switch (ch) {
 		case O_MAX:
 			if (kp_strtonum(optarg, 1, 100000, &max, &err) < 0)
@@ -155,9 +154,6 @@ main(int argc, char **argv)
 			break;
 		case O_OUTDIR: outdir = optarg; break;
 		case O_CSV: csv = optarg; break;
-		case 'h': kp_usage(KP_EXIT_OK); break;
-		case O_VERSION: kp_version();
-		default: kp_usage(KP_EXIT_USAGE);
 		}
 	}
 	argc -= optind;

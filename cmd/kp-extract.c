@@ -141,8 +141,7 @@ main(int argc, char *argv[])
 		{ "all-metrics", no_argument, NULL, 'a' },
 		{ "output-dir", required_argument, NULL, 'o' },
 		{ "input", required_argument, NULL, 'i' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
+		KP_OPTS_COMMON,
 		{ NULL, 0, NULL, 0 }
 	};
 	struct kp_err err;
@@ -155,7 +154,7 @@ main(int argc, char *argv[])
 	json_t *s;
 
 	kp_init(argv[0], synopsis);
-	while ((ch = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+	while ((ch = kp_getopt(argc, argv, "ho:", longopts)) != -1) {
 		switch (ch) {
 		case 'a':
 			all = 1;
@@ -168,13 +167,6 @@ main(int argc, char *argv[])
 				kp_die(KP_EXIT_ENV, "out of memory");
 			inputs[ninputs++] = optarg;
 			break;
-		case 'h':
-			kp_usage(KP_EXIT_OK);
-			break;
-		case 'V':
-			kp_version();
-		default:
-			kp_usage(KP_EXIT_USAGE);
 		}
 	}
 	argc -= optind;

@@ -24,7 +24,7 @@ enum {
 	O_TARGET_CMD = 256, O_EXECUTABLE, O_ARGS, O_RUNTIME, O_PY_SCRIPT, O_PY_MODULE,
 	O_WORKDIR, O_ENV, O_KERNEL, O_DISCOVER, O_FILTER_MODE, O_FILTER, O_NVTX,
 	O_REQ, O_SKIP, O_COUNT, O_PRIV, O_NCU, O_CLOCK, O_EXTRA, O_ID, O_ROOT,
-	O_OUTPUT, O_SUGGEST, O_REPO, O_CHECK, O_VERSION
+	O_OUTPUT, O_SUGGEST, O_REPO, O_CHECK
 };
 
 static const struct option longopts[] = {
@@ -54,8 +54,7 @@ static const struct option longopts[] = {
 	{ "suggest-target", no_argument, NULL, O_SUGGEST },
 	{ "repo", required_argument, NULL, O_REPO },
 	{ "check", required_argument, NULL, O_CHECK },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, O_VERSION },
+	KP_OPTS_COMMON,
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -147,7 +146,7 @@ parse(struct opts *o, int argc, char **argv)
 	o->reqs = json_array();
 	o->extra = json_array();
 	/* '+': stop at the first operand, so that --args takes the rest verbatim. */
-	while ((ch = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+	while ((ch = kp_getopt(argc, argv, "+h", longopts)) != -1) {
 		switch (ch) {
 		case O_TARGET_CMD: o->target_cmd = optarg; break;
 		case O_EXECUTABLE: o->executable = optarg; break;
@@ -202,12 +201,6 @@ parse(struct opts *o, int argc, char **argv)
 		case O_SUGGEST: o->suggest = 1; break;
 		case O_REPO: o->repo = optarg; break;
 		case O_CHECK: o->check = optarg; break;
-		case 'h':
-			kp_usage(KP_EXIT_OK);
-		case O_VERSION:
-			kp_version();
-		default:
-			kp_usage(KP_EXIT_USAGE);
 		}
 	}
 	if (optind < argc) {

@@ -84,8 +84,7 @@ main(int argc, char *argv[])
 		{ "top", required_argument, NULL, 'n' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "input", required_argument, NULL, 'i' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
+		KP_OPTS_COMMON,
 		{ NULL, 0, NULL, 0 }
 	};
 	struct kp_hs_opts o = { NULL, 20, 3 };
@@ -98,7 +97,7 @@ main(int argc, char *argv[])
 	int ch;
 
 	kp_init(argv[0], synopsis);
-	while ((ch = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+	while ((ch = kp_getopt(argc, argv, "ho:", longopts)) != -1) {
 		switch (ch) {
 		case 'm':
 			o.metric = optarg;
@@ -114,13 +113,6 @@ main(int argc, char *argv[])
 		case 'i':
 			input = optarg;
 			break;
-		case 'h':
-			kp_usage(KP_EXIT_OK);
-			break;
-		case 'V':
-			kp_version();
-		default:
-			kp_usage(KP_EXIT_USAGE);
 		}
 	}
 	argc -= optind;

@@ -172,8 +172,7 @@ main(int argc, char *argv[])
 		{ "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "no-draw", no_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
+		KP_OPTS_COMMON,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct kp_err err;
@@ -184,7 +183,7 @@ main(int argc, char *argv[])
 	int c, nodraw = 0, free_dir = 0;
 
 	kp_init(argv[0], synopsis);
-	while ((c = getopt_long(argc, argv, "hno:", opts, NULL)) != -1) {
+	while ((c = kp_getopt(argc, argv, "hno:", opts)) != -1) {
 		switch (c) {
 		case 'f':
 			if (strcmp(optarg, "png") != 0 && strcmp(optarg, "svg") != 0) {
@@ -199,12 +198,6 @@ main(int argc, char *argv[])
 		case 'n':
 			nodraw = 1;
 			break;
-		case 'h':
-			kp_usage(KP_EXIT_OK);
-		case 'V':
-			kp_version();
-		default:
-			kp_usage(KP_EXIT_USAGE);
 		}
 	}
 	argc -= optind;

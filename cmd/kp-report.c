@@ -12,8 +12,7 @@ int
 main(int argc, char *argv[])
 {
 	static const struct option opts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
+		KP_OPTS_COMMON,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct kp_err err;
@@ -22,14 +21,8 @@ main(int argc, char *argv[])
 	int c;
 
 	kp_init(argv[0], synopsis);
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = kp_getopt(argc, argv, "h", opts)) != -1) {
 		switch (c) {
-		case 'h':
-			kp_usage(KP_EXIT_OK);
-		case 'V':
-			kp_version();
-		default:
-			kp_usage(KP_EXIT_USAGE);
 		}
 	}
 	argc -= optind;

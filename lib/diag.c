@@ -1,5 +1,6 @@
 /* diag.c: error values for the library, messages and exits for programs. */
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,6 +157,21 @@ kp_version(void)
 {
 	kp_print_version();
 	kp_exit(KP_EXIT_OK);
+}
+
+int
+kp_getopt(int argc, char *const argv[], const char *optstring,
+    const struct option *longopts)
+{
+	int c = getopt_long(argc, argv, optstring, longopts, NULL);
+
+	if (c == 'h')
+		kp_usage(KP_EXIT_OK);
+	if (c == KP_OPT_VERSION)
+		kp_version();
+	if (c == '?' || c == ':')
+		kp_usage(KP_EXIT_USAGE);
+	return c;
 }
 
 int

@@ -58,6 +58,14 @@ void kp_init(const char *argv0, const char *usage_text);
 _Noreturn void kp_usage(int status);
 _Noreturn void kp_version(void);
 _Noreturn void kp_exit(int status);
+/* getopt_long() that answers -h, --help, --version and a bad option itself
+ * (kp_usage, kp_version); longopts start with KP_OPTS_COMMON. */
+#define KP_OPT_VERSION 0x10000
+#define KP_OPTS_COMMON \
+	{ "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, KP_OPT_VERSION }
+struct option;
+int kp_getopt(int argc, char *const argv[], const char *optstring,
+    const struct option *longopts);
 /* Checked integer conversion with bounds; -1 and err on failure. */
 int kp_strtonum(const char *s, long long min, long long max, long long *out,
     struct kp_err *err);

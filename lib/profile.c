@@ -19,6 +19,14 @@ static const struct artifact {
 	[KP_ART_COMMANDS] = ART("", "commands.sh"),
 	[KP_ART_REPORT] = ART("", "final_report.md"),
 	[KP_ART_ENVIRONMENT] = ART(KP_DETAILS "/", "00_environment.txt"),
+	[KP_ART_RAW_BASIC] = ART(KP_DETAILS "/", "01_basic_raw.csv"),
+	[KP_ART_RAW_SOL] = ART(KP_DETAILS "/", "02_speed_of_light_raw.csv"),
+	[KP_ART_RAW_MEMORY] = ART(KP_DETAILS "/", "03_memory_raw.csv"),
+	[KP_ART_RAW_COMPUTE] = ART(KP_DETAILS "/", "04_compute_raw.csv"),
+	[KP_ART_RAW_OCCUPANCY] = ART(KP_DETAILS "/", "05_occupancy_launch_raw.csv"),
+	[KP_ART_RAW_ROOFLINE] = ART(KP_DETAILS "/", "06_roofline_raw.csv"),
+	[KP_ART_RAW_SOURCE] = ART(KP_DETAILS "/", "07_source_raw.csv"),
+	[KP_ART_RAW_FULL] = ART(KP_DETAILS "/", "08_full_raw.csv"),
 	[KP_ART_DISCOVERY_RAW] = ART(KP_DETAILS "/", "00_discovery_raw.csv"),
 	[KP_ART_CANDIDATES] = ART(KP_DETAILS "/", "kernel_candidates.json"),
 	[KP_ART_METRICS_RAW] = ART(KP_DETAILS "/", "metrics_raw.csv"),
@@ -84,22 +92,14 @@ static const char *const sel_roofline[] = { "--section", "SpeedOfLight",
 static const char *const sel_source[] = { "--section", "SourceCounters", NULL };
 static const char *const sel_full[] = { "--set", "full", NULL };
 
+/* The stages in their order; stage s writes the artifact KP_ART_RAW_BASIC + s. */
 static const struct stage {
 	const char *id;
-	const char *file;
-	const char *rel;	/* in the profile folder */
 	const char *const *sel;
 } stages[KP_NSTAGES] = {
-#define STAGE(id, file, sel) { id, file, KP_DETAILS "/" file, sel }
-	STAGE("basic", "01_basic_raw.csv", sel_basic),
-	STAGE("speed-of-light", "02_speed_of_light_raw.csv", sel_sol),
-	STAGE("memory", "03_memory_raw.csv", sel_memory),
-	STAGE("compute", "04_compute_raw.csv", sel_compute),
-	STAGE("occupancy", "05_occupancy_launch_raw.csv", sel_occupancy),
-	STAGE("roofline", "06_roofline_raw.csv", sel_roofline),
-	STAGE("source", "07_source_raw.csv", sel_source),
-	STAGE("full", "08_full_raw.csv", sel_full),
-#undef STAGE
+	{ "basic", sel_basic }, { "speed-of-light", sel_sol }, { "memory", sel_memory },
+	{ "compute", sel_compute }, { "occupancy", sel_occupancy },
+	{ "roofline", sel_roofline }, { "source", sel_source }, { "full", sel_full },
 };
 
 const char *
@@ -108,22 +108,22 @@ kp_stage_id(enum kp_stage s)
 	return s < KP_NSTAGES ? stages[s].id : "?";
 }
 
+enum kp_artifact
+kp_stage_artifact(enum kp_stage s)
+{
+	return s < KP_NSTAGES ? (enum kp_artifact)(KP_ART_RAW_BASIC + s) : KP_NARTIFACTS;
+}
+
 const char *
 kp_stage_file(enum kp_stage s)
 {
-	return s < KP_NSTAGES ? stages[s].file : "?";
+	return kp_artifact_name(kp_stage_artifact(s));
 }
 
 const char *
 kp_stage_rel(enum kp_stage s)
 {
-	return s < KP_NSTAGES ? stages[s].rel : "?";
-}
-
-char *
-kp_stage_path(const char *profile_dir, enum kp_stage s)
-{
-	return kp_path_join(profile_dir, kp_stage_rel(s));
+	return kp_artifact_rel(kp_stage_artifact(s));
 }
 
 const char *const *

@@ -15,6 +15,10 @@ enum kp_artifact {
 	KP_ART_COMMANDS,	/* commands.sh */
 	KP_ART_REPORT,		/* final_report.md */
 	KP_ART_ENVIRONMENT,	/* details/00_environment.txt */
+	KP_ART_RAW_BASIC,	/* details/01_basic_raw.csv: the stages' raw pages, in */
+	KP_ART_RAW_SOL,		/* the order of enum kp_stage (kp_stage_artifact) */
+	KP_ART_RAW_MEMORY, KP_ART_RAW_COMPUTE, KP_ART_RAW_OCCUPANCY, KP_ART_RAW_ROOFLINE,
+	KP_ART_RAW_SOURCE, KP_ART_RAW_FULL,
 	KP_ART_DISCOVERY_RAW,	/* details/00_discovery_raw.csv */
 	KP_ART_CANDIDATES,	/* details/kernel_candidates.json */
 	KP_ART_METRICS_RAW,	/* details/metrics_raw.csv */
@@ -52,7 +56,7 @@ enum kp_stage {
 const char *kp_stage_id(enum kp_stage s);
 const char *kp_stage_file(enum kp_stage s);
 const char *kp_stage_rel(enum kp_stage s);	/* "details/01_basic_raw.csv" */
-char *kp_stage_path(const char *profile_dir, enum kp_stage s);	/* malloc'd */
+enum kp_artifact kp_stage_artifact(enum kp_stage s);	/* KP_ART_RAW_BASIC + s */
 int kp_stage_parse(const char *id, enum kp_stage *out);	/* 0 or -1 */
 
 /*
