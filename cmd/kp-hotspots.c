@@ -59,6 +59,33 @@ list_metrics(const char *path)
 	fclose(fp);
 }
 
+/*
+ * The page read, or what stands for it: an unknown metric lists the page's
+ * columns and exits 2; a page without a table (no lineinfo) says so on one line
+ * and gives the unavailable row, *status KP_EXIT_NOSOURCE; anything else exits.
+ */
+static struct kp_hotspots *
+load(const char *path, const struct kp_hs_opts *o, int *status)
+{
+	struct kp_hotspots *h;
+	struct kp_err err;
+
+	if ((h = read_page(path, o, &err)) != NULL)
+		return h;
+	if (err.status == KP_EXIT_USAGE) {
+		kp_warn("%s", err.msg);
+		list_metrics(path);
+		exit(KP_EXIT_USAGE);
+	}
+	if (err.status != KP_EXIT_NOSOURCE)
+		kp_die_err(&err);
+	kp_warn("%s", err.msg);
+	if ((h = kp_hotspots_unavailable(o->metric, err.msg)) == NULL)
+		kp_die(KP_EXIT_ENV, "out of memory");
+	*status = KP_EXIT_NOSOURCE;
+	return h;
+}
+
 static void
 write_csv(const char *path, int how, const struct kp_hotspots *h)
 {
@@ -94,7 +121,7 @@ main(int argc, char *argv[])
 	char *dir = NULL, *page = NULL, *csv = NULL;
 	long long n;
 	size_t i;
-	int ch;
+	int ch, status = KP_EXIT_OK;
 
 	kp_init(argv[0], synopsis);
 	while ((ch = kp_getopt(argc, argv, "ho:", longopts)) != -1) {
@@ -123,14 +150,7 @@ main(int argc, char *argv[])
 		input = argv[0];
 
 	if (input != NULL) {
-		if ((h = read_page(input, &o, &err)) == NULL) {
-			if (err.status == KP_EXIT_USAGE) {
-				kp_warn("%s", err.msg);
-				list_metrics(input);
-				exit(KP_EXIT_USAGE);
-			}
-			kp_die_err(&err);
-		}
+		h = load(input, &o, &status);
 		csv = output ? strdup(output) : NULL;
 	} else {
 		if (isatty(STDIN_FILENO))
@@ -151,15 +171,9 @@ main(int argc, char *argv[])
 			    "collected)", dir, SOURCE_PAGE);
 			h = kp_hotspots_unavailable(o.metric, why);
 		} else
-			h = read_page(page, &o, &err);
-		if (h == NULL) {
-			if (err.status == KP_EXIT_USAGE) {
-				kp_warn("%s", err.msg);
-				list_metrics(page);
-				exit(KP_EXIT_USAGE);
-			}
-			kp_die_err(&err);
-		}
+			h = load(page, &o, &status);
+		if (h == NULL)
+			kp_die(KP_EXIT_ENV, "out of memory");
 	}
 	if (csv != NULL)
 		write_csv(csv, output != NULL ? KP_OUT_NAMED : KP_OUT_DERIVED, h);
@@ -176,5 +190,5 @@ main(int argc, char *argv[])
 	free(dir);
 	free(page);
 	free(csv);
-	kp_exit(KP_EXIT_OK);
+	kp_exit(status);
 }

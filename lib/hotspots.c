@@ -104,7 +104,7 @@ fail:
 json_t *
 kp_hotspot_json(const struct kp_hotspot *r, const char *profile_dir)
 {
-	static const char *const level[] = { "", "line", "instruction", "unavailable" };
+	static const char *const level[] = { "", "line", "instruction", "unavailable", "range" };
 	json_t *o = json_object();
 
 	if (o == NULL)
@@ -130,6 +130,14 @@ kp_hotspot_json(const struct kp_hotspot *r, const char *profile_dir)
 	json_object_set_new(o, "evidence", json_string(r->evidence));
 	if (r->address[0])
 		json_object_set_new(o, "address", json_string(r->address));
+	if (r->samples > 0) {
+		json_object_set_new(o, "samples", json_integer((json_int_t)r->samples));
+		json_object_set_new(o, "unattributed_samples",
+		    json_integer((json_int_t)r->unattributed));
+		if (!isnan(r->stall_samples))
+			json_object_set_new(o, "stall_samples",
+			    json_integer((json_int_t)r->stall_samples));
+	}
 	if (profile_dir != NULL)
 		json_object_set_new(o, "profile_dir", json_string(profile_dir));
 	return o;

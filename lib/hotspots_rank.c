@@ -27,8 +27,6 @@ static const char *const global_ops[] = { "LDG", "STG", "LD", "ST", "LDGSTS", "L
 	"UTMALDG", "UTMASTG", "UTMAPF", "UTMAREDG", "UBLKCP", "ATOM", "ATOMG", "RED", "REDG",
 	"CCTL", NULL };
 static const char *const spill_ops[] = { "LDL", "STL", NULL };
-static const char *const tensor_ops[] = { "HMMA", "HGMMA", "IMMA", "IGMMA", "DMMA", "BMMA",
-	"BGMMA", "QGMMA", "WARPGROUP", NULL };
 static const char *const sync_ops[] = { "BAR", "SYNCS", "MEMBAR", "ERRBAR", "UCGABAR_ARV",
 	"UCGABAR_WAIT", NULL };
 static const char *const branch_ops[] = { "BRA", "BRX", "BRXU", "JMP", "JMX", "BSSY", "BSYNC",
@@ -60,7 +58,7 @@ kp_hotspot_class(const char *op, const char *reason, int conflicts)
 		return "memory_bandwidth_bound";
 	if (strcmp(r, "long_scoreboard") == 0)	/* waits on global or local memory */
 		return in(op, spill_ops) ? "register_spill" : "memory_latency_bound";
-	if (in(op, tensor_ops))
+	if (kp_sass_is_tensor(op))
 		return "compute_pipeline_bound";
 	if (in(op, branch_ops) && strcmp(r, "branch_resolving") == 0)
 		return "divergence_bound";
@@ -75,31 +73,41 @@ struct ctx {
 	struct agg *g;
 	int mi;			/* ranking metric */
 	int all;		/* "Warp Stall Sampling (All Samples)" or -1 */
-	int exc, nway;		/* shared conflict columns or -1 */
+	int exc, nway, wf, wfi;	/* shared conflict and wavefront columns or -1 */
 	int sampling;		/* the ranking metric counts samples */
 	int stall[64];		/* all-samples stall columns */
 	char reason[64][32];
 	size_t nstall;
 };
 
+static double
+mv(const double *val, int i)
+{
+	return i < 0 || isnan(val[i]) ? 0 : val[i];
+}
+
 struct stall {
 	int col;		/* -1 when none */
-	double v, total, eligible;
+	double v;		/* the samples of that reason */
+	double total;		/* the row's samples: all-samples column, else the stall sum */
+	double eligible;	/* selected + not_selected */
+	double unattributed;	/* samples no stall column of the page holds */
 };
 
 static void
 dominant_stall(const struct ctx *c, const double *val, struct stall *s)
 {
+	double sum = 0;
 	size_t i;
 
 	s->col = -1;
-	s->v = s->total = s->eligible = 0;
+	s->v = s->total = s->eligible = s->unattributed = 0;
 	for (i = 0; i < c->nstall; i++) {
 		double v = val[c->stall[i]];
 
 		if (isnan(v))
 			continue;
-		s->total += v;
+		sum += v;
 		if (strcmp(c->reason[i], "selected") == 0 ||
 		    strcmp(c->reason[i], "not_selected") == 0) {
 			s->eligible += v;
@@ -110,14 +118,42 @@ dominant_stall(const struct ctx *c, const double *val, struct stall *s)
 			s->col = (int)i;
 		}
 	}
-	if (c->all >= 0 && !isnan(val[c->all]) && val[c->all] > s->total)
+	s->total = sum;
+	if (c->all >= 0 && !isnan(val[c->all]) && val[c->all] > sum) {
 		s->total = val[c->all];
+		s->unattributed = val[c->all] - sum;
+	}
 }
 
-static double
-mv(const double *val, int i)
+/* The reason, when it may decide the class: named at all, and holding at least a
+ * fifth of the row's stalled samples (not eligible: selected, not_selected).  A
+ * reason behind a few samples of a row whose samples the page mostly leaves
+ * unattributed says little about the row. */
+static const char *
+class_reason(const struct ctx *c, const struct stall *s)
 {
-	return i < 0 || isnan(val[i]) ? 0 : val[i];
+	if (s->col < 0 || s->total <= 0 || s->v * 5 < s->total - s->eligible)
+		return "";
+	return c->reason[s->col];
+}
+
+/* Shared-memory bank conflicts: wavefronts above the ideal, or excessive
+ * wavefronts counted.  "L1 Conflicts Shared N-Way" alone is the access width (an
+ * HGMMA operand read is 8-way with wavefronts equal to the ideal): it decides
+ * only on a page without the wavefront columns. */
+static int
+conflicts_of(const struct ctx *c, const double *val, double *excess)
+{
+	double w = mv(val, c->wf), wi = mv(val, c->wfi), e = mv(val, c->exc);
+
+	*excess = 0;
+	if (e > 0)
+		*excess = e;
+	else if (c->wf >= 0 && c->wfi >= 0 && w > wi)
+		*excess = w - wi;
+	else if (c->exc < 0 && c->wf < 0 && mv(val, c->nway) > 1)
+		return 1;
+	return *excess > 0;
 }
 
 /* The nearest instruction before `in` on the same line whose result it waits for. */
@@ -209,11 +245,44 @@ fmt_share(const struct ctx *c, char *ev, size_t n, double v, double total)
 static void
 fmt_stall(const struct ctx *c, char *ev, size_t n, const struct stall *s)
 {
-	if (s->col >= 0 && s->total > 0)
-		cat(ev, n, "; stall %s %.0f%%", c->reason[s->col], 100 * s->v / s->total);
-	if (s->total > 0 && s->eligible > 0)
-		cat(ev, n, "; eligible (selected, not_selected) %.0f%%",
+	if (s->total <= 0)
+		return;
+	if (s->col >= 0)
+		cat(ev, n, "; stall %s %.0f of %.0f samples (%.1f%%)", c->reason[s->col], s->v,
+		    s->total, 100 * s->v / s->total);
+	if (s->eligible > 0)
+		cat(ev, n, "; eligible (selected, not_selected) %.1f%%",
 		    100 * s->eligible / s->total);
+	if (s->unattributed > 0)
+		cat(ev, n, "; unattributed %.0f of %.0f samples (%.1f%%: the page has no stall "
+		    "column for their reason)", s->unattributed, s->total,
+		    100 * s->unattributed / s->total);
+}
+
+static void
+fmt_conflicts(char *ev, size_t n, int conflicts, double excess)
+{
+	if (conflicts && excess > 0)
+		cat(ev, n, "; shared bank conflicts: %.0f wavefronts above the ideal", excess);
+	else if (conflicts)
+		cat(ev, n, "; shared bank conflicts (N-way above 1)");
+}
+
+static void
+fmt_tensor(char *ev, size_t n, const char *op)
+{
+	if (op[0] && kp_sass_is_tensor(op))
+		cat(ev, n, "; tensor-core work (%s: %s)", op, kp_sass_describe(op) ?
+		    kp_sass_describe(op) : "matrix multiply-accumulate");
+}
+
+/* The row's sample counts into r. */
+static void
+set_samples(struct kp_hotspot *r, const struct stall *s)
+{
+	r->samples = s->total;
+	r->stall_samples = s->col >= 0 ? s->v : NAN;
+	r->unattributed = s->unattributed;
 }
 
 static int
@@ -225,9 +294,50 @@ push(struct kp_hotspots *h, size_t *cap, struct kp_hotspot *r)
 	return 0;
 }
 
+/* A ranked group: a source line, or an address range of a sass page. */
+struct group {
+	const struct line *l;	/* the line (sass page: the function's line 0) */
+	const struct insn **v;	/* its instructions with a positive value, best first */
+	size_t n;
+	size_t ninsn;		/* all its instructions */
+	const double *val;
+	char range[80];		/* sass page: "0xA-0xB", else "" */
+	int loop;		/* the range ends with a branch back into itself */
+};
+
+static int
+fill_row(struct kp_hotspot *r, const struct ctx *c, const struct line *l, const char *op,
+    const char *ptx, const struct stall *s, const char *ev, const char *addr)
+{
+	r->source_file = xstrdup(l->file);
+	r->function = xstrdup(l->function);
+	r->sass_opcode = xstrdup(op);
+	r->ptx_opcode = xstrdup(ptx);
+	r->metric = xstrdup(kp_src_metric(c->g->src, (size_t)c->mi));
+	r->stall_reason = xstrdup(s->col >= 0 ? c->reason[s->col] : "");
+	r->evidence = xstrdup(ev);
+	r->address = xstrdup(addr);
+	set_samples(r, s);
+	return r->source_file && r->function && r->sass_opcode && r->ptx_opcode && r->metric &&
+	    r->stall_reason && r->evidence && r->address ? 0 : -1;
+}
+
+static void
+free_row(struct kp_hotspot *r)
+{
+	free(r->source_file);
+	free(r->function);
+	free(r->sass_opcode);
+	free(r->ptx_opcode);
+	free(r->metric);
+	free(r->stall_reason);
+	free(r->evidence);
+	free(r->address);
+}
+
 static int
 make_insn_row(struct ctx *c, struct kp_hotspots *h, size_t *cap, const struct insn *in,
-    int rank, int top)
+    const struct group *gr, int rank)
 {
 	struct agg *g = c->g;
 	const struct line *l = &g->lines[in->line];
@@ -235,7 +345,8 @@ make_insn_row(struct ctx *c, struct kp_hotspots *h, size_t *cap, const struct in
 	struct kp_hotspot r;
 	struct stall s;
 	char ev[1024] = "";
-	int conflicts = mv(in->val, c->exc) > 0 || mv(in->val, c->nway) > 1;
+	double excess;
+	int conflicts = conflicts_of(c, in->val, &excess);
 
 	memset(&r, 0, sizeof(r));
 	dominant_stall(c, in->val, &s);
@@ -245,8 +356,8 @@ make_insn_row(struct ctx *c, struct kp_hotspots *h, size_t *cap, const struct in
 	r.rank = rank;
 	r.line = l->line;
 	r.value = mv(in->val, c->mi);
-	if (top)
-		cat(ev, sizeof(ev), "instruction %s: ", in->addr);
+	if (gr->range[0])
+		cat(ev, sizeof(ev), "instruction %s of range %s: ", in->addr, gr->range);
 	else
 		cat(ev, sizeof(ev), "instruction %s of line %ld: ", in->addr, l->line);
 	fmt_share(c, ev, sizeof(ev), r.value, mv(g->fns[l->fn].total, c->mi));
@@ -254,22 +365,15 @@ make_insn_row(struct ctx *c, struct kp_hotspots *h, size_t *cap, const struct in
 	if (p != NULL)
 		cat(ev, sizeof(ev), "; waits on %s at %s%s", p->op, p->addr,
 		    l->line > 0 ? " on the same line" : "");
-	if (conflicts)
-		cat(ev, sizeof(ev), "; shared bank conflicts");
-	r.bottleneck_class = kp_hotspot_class(p ? p->op : in->op,
-	    s.col >= 0 ? c->reason[s.col] : "", conflicts);
+	fmt_conflicts(ev, sizeof(ev), conflicts, excess);
+	fmt_tensor(ev, sizeof(ev), in->op);
+	r.bottleneck_class = kp_hotspot_class(p ? p->op : in->op, class_reason(c, &s),
+	    conflicts);
 	r.confidence = confidence(l, &s, kp_src_kind(g->src));
-	r.source_file = xstrdup(l->file);
-	r.function = xstrdup(l->function);
-	r.sass_opcode = xstrdup(in->op);
-	r.ptx_opcode = xstrdup("");
-	r.metric = xstrdup(kp_src_metric(g->src, (size_t)c->mi));
-	r.stall_reason = xstrdup(s.col >= 0 ? c->reason[s.col] : "");
-	r.evidence = xstrdup(ev);
-	r.address = xstrdup(in->addr);
-	if (!r.source_file || !r.function || !r.sass_opcode || !r.ptx_opcode || !r.metric ||
-	    !r.stall_reason || !r.evidence || !r.address || push(h, cap, &r) < 0)
+	if (fill_row(&r, c, l, in->op, "", &s, ev, in->addr) < 0 || push(h, cap, &r) < 0) {
+		free_row(&r);
 		return -1;
+	}
 	return 0;
 }
 
@@ -305,57 +409,54 @@ cmp_line(const void *x, const void *y)
 	return r;
 }
 
-/* The instructions of line li with a positive value, best first; malloc'd. */
+/* The instructions of v[0..n) with a positive value, best first; malloc'd. */
 static const struct insn **
-line_insns(struct ctx *c, size_t li, size_t *n)
+ranked(struct ctx *c, const struct insn *const *v, size_t n, size_t *k)
 {
-	const struct insn **v;
-	size_t i, k = 0;
+	const struct insn **w;
+	size_t i;
 
-	if ((v = calloc(c->g->lines[li].ninsn + 1, sizeof(*v))) == NULL)
+	if ((w = calloc(n + 1, sizeof(*w))) == NULL)
 		return NULL;
-	for (i = 0; i < c->g->ninsns; i++)
-		if (c->g->insns[i].line == li && mv(c->g->insns[i].val, c->mi) > 0)
-			v[k++] = &c->g->insns[i];
+	for (i = *k = 0; i < n; i++)
+		if (mv(v[i]->val, c->mi) > 0)
+			w[(*k)++] = v[i];
 	sort_ctx = c;
-	qsort(v, k, sizeof(*v), cmp_insn);
-	*n = k;
-	return v;
+	qsort(w, *k, sizeof(*w), cmp_insn);
+	return w;
 }
 
 static int
-make_line_row(struct ctx *c, struct kp_hotspots *h, size_t *cap, size_t li, int rank,
-    int per_line)
+make_group_row(struct ctx *c, struct kp_hotspots *h, size_t *cap, const struct group *gr,
+    int rank, int per_line)
 {
 	struct agg *g = c->g;
-	const struct line *l = &g->lines[li];
-	const struct insn **v, *waiter = NULL, *p = NULL;
+	const struct line *l = gr->l;
+	const struct insn *waiter = NULL, *p = NULL;
 	struct kp_hotspot r;
 	struct stall s;
 	char ev[1024] = "", op[24] = "", ptx[48] = "";
-	double best = 0, opv = 0;
-	size_t n, i, j;
-	int conflicts = mv(l->val, c->exc) > 0;
+	double best = 0, opv = 0, excess;
+	size_t i, j;
+	int conflicts = conflicts_of(c, gr->val, &excess);
 	enum kp_src_kind kind = kp_src_kind(g->src);
 
-	if ((v = line_insns(c, li, &n)) == NULL)
-		return -1;
-	dominant_stall(c, l->val, &s);
-	for (i = 0; i < n; i++) {	/* the dominant opcode family */
-		double sum = 0;
+	dominant_stall(c, gr->val, &s);
+	for (i = 0; i < gr->n; i++) {	/* the dominant opcode family */
+		double sum = 0, e;
 
-		if (mv(v[i]->val, c->nway) > 1)
+		if (!conflicts && conflicts_of(c, gr->v[i]->val, &e))
 			conflicts = 1;
-		for (j = 0; j < n; j++)
-			if (strcmp(v[j]->op, v[i]->op) == 0)
-				sum += mv(v[j]->val, c->mi);
+		for (j = 0; j < gr->n; j++)
+			if (strcmp(gr->v[j]->op, gr->v[i]->op) == 0)
+				sum += mv(gr->v[j]->val, c->mi);
 		if (sum > opv) {
 			opv = sum;
-			snprintf(op, sizeof(op), "%s", v[i]->op);
+			snprintf(op, sizeof(op), "%s", gr->v[i]->op);
 		}
-		if (s.col >= 0 && mv(v[i]->val, c->stall[s.col]) > best) {
-			best = mv(v[i]->val, c->stall[s.col]);
-			waiter = v[i];
+		if (s.col >= 0 && mv(gr->v[i]->val, c->stall[s.col]) > best) {
+			best = mv(gr->v[i]->val, c->stall[s.col]);
+			waiter = gr->v[i];
 		}
 	}
 	if (waiter != NULL)
@@ -363,89 +464,291 @@ make_line_row(struct ctx *c, struct kp_hotspots *h, size_t *cap, size_t li, int 
 	if (kind == KP_SRC_PTX)
 		kp_ptx_opcode(l->text, ptx, sizeof(ptx));
 	memset(&r, 0, sizeof(r));
-	r.level = KP_HS_LINE;
+	r.level = gr->range[0] ? KP_HS_RANGE : KP_HS_LINE;
 	r.rank = rank;
 	r.line = l->line;
-	r.value = mv(l->val, c->mi);
+	r.value = mv(gr->val, c->mi);
+	if (gr->range[0])
+		cat(ev, sizeof(ev), "range %s (%zu instructions%s): ", gr->range, gr->ninsn,
+		    gr->loop ? ", a loop: it ends with a branch back into itself" : "");
 	fmt_share(c, ev, sizeof(ev), r.value, mv(g->fns[l->fn].total, c->mi));
 	fmt_stall(c, ev, sizeof(ev), &s);
-	if (l->ninsn > 0 && op[0])
-		cat(ev, sizeof(ev), "; %zu SASS instructions, %s %.0f%% of the line", l->ninsn,
+	if (gr->ninsn > 0 && op[0] && gr->range[0])
+		cat(ev, sizeof(ev), "; %s %.0f%% of the range", op,
+		    r.value > 0 ? 100 * opv / r.value : 0);
+	else if (gr->ninsn > 0 && op[0])
+		cat(ev, sizeof(ev), "; %zu SASS instructions, %s %.0f%% of the line", gr->ninsn,
 		    op, r.value > 0 ? 100 * opv / r.value : 0);
 	if (p != NULL)
-		cat(ev, sizeof(ev), "; %s at %s waits on %s at %s on the same line",
-		    waiter->op, waiter->addr, p->op, p->addr);
-	if (conflicts)
-		cat(ev, sizeof(ev), "; shared bank conflicts");
+		cat(ev, sizeof(ev), "; %s at %s waits on %s at %s%s", waiter->op, waiter->addr,
+		    p->op, p->addr, gr->range[0] ? "" : " on the same line");
+	fmt_conflicts(ev, sizeof(ev), conflicts, excess);
+	fmt_tensor(ev, sizeof(ev), op);
 	if (g->copies > 1)
 		cat(ev, sizeof(ev), "; summed over %zu launches", g->copies);
-	r.bottleneck_class = kp_hotspot_class(p ? p->op : op, s.col >= 0 ?
-	    c->reason[s.col] : "", conflicts);
+	r.bottleneck_class = kp_hotspot_class(p ? p->op : op, class_reason(c, &s), conflicts);
 	r.confidence = confidence(l, &s, kind);
-	r.source_file = xstrdup(l->file);
-	r.function = xstrdup(l->function);
-	r.sass_opcode = xstrdup(op);
-	r.ptx_opcode = xstrdup(ptx);
-	r.metric = xstrdup(kp_src_metric(g->src, (size_t)c->mi));
-	r.stall_reason = xstrdup(s.col >= 0 ? c->reason[s.col] : "");
-	r.evidence = xstrdup(ev);
-	r.address = xstrdup("");
-	if (!r.source_file || !r.function || !r.sass_opcode || !r.ptx_opcode || !r.metric ||
-	    !r.stall_reason || !r.evidence || !r.address || push(h, cap, &r) < 0) {
-		free(v);
+	if (fill_row(&r, c, l, op, ptx, &s, ev, gr->range) < 0 || push(h, cap, &r) < 0) {
+		free_row(&r);
 		return -1;
 	}
-	for (i = 0; i < n && (int)i < per_line; i++)
-		if (make_insn_row(c, h, cap, v[i], rank, 0) < 0) {
-			free(v);
+	for (i = 0; i < gr->n && (int)i < per_line; i++)
+		if (make_insn_row(c, h, cap, gr->v[i], gr, rank) < 0)
 			return -1;
-		}
-	free(v);
 	return 0;
+}
+
+/* ---- a sass page: address ranges between branches and branch targets ---- */
+static const char *const ends_block[] = { "BRA", "BRX", "BRXU", "JMP", "JMX", "EXIT", "RET",
+	"CALL", "BREAK", NULL };
+
+static int
+cmp_addr(const void *x, const void *y)
+{
+	const struct insn *a = *(const struct insn *const *)x, *b = *(const struct insn *const *)y;
+
+	return a->a < b->a ? -1 : a->a > b->a;
+}
+
+static long
+find_addr(const struct insn *const *v, size_t n, unsigned long long a)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (v[mid]->a == a)
+			return (long)mid;
+		if (v[mid]->a < a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+/* The branch target of a branch's text ("BRA.U UP1, 0x7f06..."), 0 when none. */
+static unsigned long long
+target_of(const char *text)
+{
+	const char *p = strstr(text, "0x");
+
+	while (p != NULL && strstr(p + 2, "0x") != NULL)	/* the last address */
+		p = strstr(p + 2, "0x");
+	return p != NULL ? strtoull(p, NULL, 16) : 0;
+}
+
+struct range {
+	const struct insn **ins;	/* into the function's sorted array */
+	size_t n;
+	double *val;
+	int loop;
+};
+
+struct ranges {
+	const struct insn ***fsorted;	/* one sorted array per function line */
+	size_t nf;
+	struct range *r;
+	size_t n, cap;
+};
+
+static void
+ranges_free(struct ranges *rs)
+{
+	size_t i;
+
+	for (i = 0; i < rs->nf; i++)
+		free(rs->fsorted[i]);
+	free(rs->fsorted);
+	for (i = 0; i < rs->n; i++)
+		free(rs->r[i].val);
+	free(rs->r);
+}
+
+static int
+add_range(struct ctx *c, struct ranges *rs, const struct insn **ins, size_t n)
+{
+	struct range *r;
+	unsigned long long t;
+	size_t i, k;
+
+	if (hs_grow((void **)&rs->r, &rs->cap, rs->n, sizeof(*rs->r)) < 0)
+		return -1;
+	r = &rs->r[rs->n];
+	r->ins = ins;
+	r->n = n;
+	r->loop = 0;
+	if ((r->val = malloc((c->g->nm + 1) * sizeof(double))) == NULL)
+		return -1;
+	rs->n++;
+	for (k = 0; k < c->g->nm; k++)
+		r->val[k] = NAN;
+	for (i = 0; i < n; i++)
+		for (k = 0; k < c->g->nm; k++)
+			if (!isnan(ins[i]->val[k]))
+				r->val[k] = isnan(r->val[k]) ? ins[i]->val[k] :
+				    r->val[k] + ins[i]->val[k];
+	t = in(ins[n - 1]->op, ends_block) ? target_of(ins[n - 1]->text) : 0;
+	r->loop = t >= ins[0]->a && t <= ins[n - 1]->a;
+	return 0;
+}
+
+/* Split the instructions of function line li at leaders: the first, every branch
+ * target, every instruction after a branch or an exit. */
+static int
+split_function(struct ctx *c, struct ranges *rs, size_t li)
+{
+	struct agg *g = c->g;
+	const struct insn **v;
+	unsigned char *lead;
+	size_t i, n = 0, start;
+
+	if ((v = calloc(g->lines[li].ninsn + 1, sizeof(*v))) == NULL)
+		return -1;
+	rs->fsorted[rs->nf++] = v;
+	for (i = 0; i < g->ninsns; i++)
+		if (g->insns[i].line == li)
+			v[n++] = &g->insns[i];
+	if (n == 0)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_addr);
+	if ((lead = calloc(n + 1, 1)) == NULL)
+		return -1;
+	lead[0] = 1;
+	for (i = 0; i < n; i++) {
+		long t;
+
+		if (!in(v[i]->op, ends_block))
+			continue;
+		lead[i + 1] = 1;
+		if ((t = find_addr(v, n, target_of(v[i]->text))) >= 0)
+			lead[t] = 1;
+	}
+	for (start = 0, i = 1; i <= n; i++)
+		if (i == n || lead[i]) {
+			if (add_range(c, rs, v + start, i - start) < 0) {
+				free(lead);
+				return -1;
+			}
+			start = i;
+		}
+	free(lead);
+	return 0;
+}
+
+static const struct ctx *range_ctx;
+
+static int
+cmp_range(const void *x, const void *y)
+{
+	const struct range *a = *(const struct range *const *)x;
+	const struct range *b = *(const struct range *const *)y;
+	int r = cmp_desc(mv(a->val, range_ctx->mi), mv(b->val, range_ctx->mi));
+
+	if (r == 0)
+		r = a->ins[0]->a < b->ins[0]->a ? -1 : a->ins[0]->a > b->ins[0]->a;
+	return r;
+}
+
+static int
+rank_ranges(struct ctx *c, struct kp_hotspots *h, size_t *cap, int top, int per)
+{
+	struct agg *g = c->g;
+	struct ranges rs;
+	const struct range **v = NULL;
+	size_t i, k = 0;
+	int rc = -1;
+
+	memset(&rs, 0, sizeof(rs));
+	if ((rs.fsorted = calloc(g->nlines + 1, sizeof(*rs.fsorted))) == NULL)
+		return -1;
+	for (i = 0; i < g->nlines; i++)
+		if (split_function(c, &rs, i) < 0)
+			goto out;
+	if ((v = calloc(rs.n + 1, sizeof(*v))) == NULL)
+		goto out;
+	for (i = 0; i < rs.n; i++)
+		if (mv(rs.r[i].val, c->mi) > 0)
+			v[k++] = &rs.r[i];
+	range_ctx = c;
+	qsort(v, k, sizeof(*v), cmp_range);
+	for (i = 0; i < k && (int)i < top; i++) {
+		struct group gr;
+		int r;
+
+		memset(&gr, 0, sizeof(gr));
+		gr.l = &g->lines[v[i]->ins[0]->line];
+		gr.val = v[i]->val;
+		gr.ninsn = v[i]->n;
+		gr.loop = v[i]->loop;
+		snprintf(gr.range, sizeof(gr.range), "%s-%s", v[i]->ins[0]->addr,
+		    v[i]->ins[v[i]->n - 1]->addr);
+		if ((gr.v = ranked(c, v[i]->ins, v[i]->n, &gr.n)) == NULL)
+			goto out;
+		r = make_group_row(c, h, cap, &gr, (int)i + 1, per);
+		free(gr.v);
+		if (r < 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	free(v);
+	ranges_free(&rs);
+	return rc;
+}
+
+static int
+rank_lines(struct ctx *c, struct kp_hotspots *h, size_t *cap, int top, int per)
+{
+	struct agg *g = c->g;
+	const struct line **v = calloc(g->nlines + 1, sizeof(*v));
+	const struct insn **all = NULL;
+	size_t i, j, k = 0;
+	int rc = -1;
+
+	if (v == NULL || (all = calloc(g->ninsns + 1, sizeof(*all))) == NULL)
+		goto out;
+	for (i = 0; i < g->nlines; i++)
+		if (mv(g->lines[i].val, c->mi) > 0)
+			v[k++] = &g->lines[i];
+	sort_ctx = c;
+	qsort(v, k, sizeof(*v), cmp_line);
+	for (i = 0; i < k && (int)i < top; i++) {
+		struct group gr;
+		size_t li = (size_t)(v[i] - g->lines), n = 0;
+		int r;
+
+		for (j = 0; j < g->ninsns; j++)
+			if (g->insns[j].line == li)
+				all[n++] = &g->insns[j];
+		memset(&gr, 0, sizeof(gr));
+		gr.l = v[i];
+		gr.val = v[i]->val;
+		gr.ninsn = v[i]->ninsn;
+		if ((gr.v = ranked(c, all, n, &gr.n)) == NULL)
+			goto out;
+		r = make_group_row(c, h, cap, &gr, (int)i + 1, per);
+		free(gr.v);
+		if (r < 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	free(v);
+	free(all);
+	return rc;
 }
 
 static int
 rank_rows(struct ctx *c, struct kp_hotspots *h, const struct kp_hs_opts *o)
 {
-	struct agg *g = c->g;
-	size_t cap = 0, i, k = 0;
+	size_t cap = 0;
 	int top = o->top > 0 ? o->top : 20, per = o->per_line >= 0 ? o->per_line : 3;
 
-	if (kp_src_kind(g->src) == KP_SRC_SASS) {
-		const struct insn **v = calloc(g->ninsns + 1, sizeof(*v));
-
-		if (v == NULL)
-			return -1;
-		for (i = 0; i < g->ninsns; i++)
-			if (mv(g->insns[i].val, c->mi) > 0)
-				v[k++] = &g->insns[i];
-		sort_ctx = c;
-		qsort(v, k, sizeof(*v), cmp_insn);
-		for (i = 0; i < k && (int)i < top; i++)
-			if (make_insn_row(c, h, &cap, v[i], (int)i + 1, 1) < 0) {
-				free(v);
-				return -1;
-			}
-		free(v);
-	} else {
-		const struct line **v = calloc(g->nlines + 1, sizeof(*v));
-
-		if (v == NULL)
-			return -1;
-		for (i = 0; i < g->nlines; i++)
-			if (mv(g->lines[i].val, c->mi) > 0)
-				v[k++] = &g->lines[i];
-		sort_ctx = c;
-		qsort(v, k, sizeof(*v), cmp_line);
-		for (i = 0; i < k && (int)i < top; i++)
-			if (make_line_row(c, h, &cap, (size_t)(v[i] - g->lines), (int)i + 1,
-			    per) < 0) {
-				free(v);
-				return -1;
-			}
-		free(v);
-	}
-	return 0;
+	if (kp_src_kind(c->g->src) == KP_SRC_SASS)
+		return rank_ranges(c, h, &cap, top, per);
+	return rank_lines(c, h, &cap, top, per);
 }
 
 static int
@@ -462,6 +765,8 @@ setup_ctx(struct ctx *c, struct agg *g, const char *metric, struct kp_err *err)
 	c->all = kp_src_metric_index(g->src, KP_HS_DEFAULT_METRIC);
 	c->exc = kp_src_metric_index(g->src, "L1 Wavefronts Shared Excessive");
 	c->nway = kp_src_metric_index(g->src, "L1 Conflicts Shared N-Way");
+	c->wf = kp_src_metric_index(g->src, "L1 Wavefronts Shared");
+	c->wfi = kp_src_metric_index(g->src, "L1 Wavefronts Shared Ideal");
 	c->sampling = strstr(metric, "Sampl") != NULL;
 	for (i = 0; i < g->nm && c->nstall < 64; i++)
 		if (kp_stall_reason(kp_src_metric(g->src, i), c->reason[c->nstall],

@@ -25,6 +25,7 @@ enum kp_exit {
 	KP_EXIT_NOMATCH = 5,	/* the kernel filter matched no kernel */
 	KP_EXIT_PRIV = 6,	/* the profiler needs privileges */
 	KP_EXIT_TARGET = 7,	/* the target program or the profiler failed */
+	KP_EXIT_NOSOURCE = 8,	/* a source page without a table: no lineinfo */
 	KP_EXIT_INTR = 130	/* interrupted */
 };
 

@@ -32,7 +32,8 @@ struct kp_src_row {
 };
 
 struct kp_src;
-/* Reads up to the first header; KP_EXIT_DATA when the input is not a source page. */
+/* Reads up to the first header; KP_EXIT_DATA when the input is not a source page,
+ * KP_EXIT_NOSOURCE when it holds only ncu's "No lineinfo" warning (no table). */
 struct kp_src *kp_src_open(FILE *fp, const char *name, struct kp_err *err);
 enum kp_src_kind kp_src_kind(const struct kp_src *s);
 const char *kp_src_kind_name(enum kp_src_kind k);	/* "sass", "cuda,sass", "ptx" */
@@ -49,6 +50,12 @@ void kp_src_close(struct kp_src *s);
 /* The SASS mnemonic family of an instruction text: "@!P0 HMMA.16816.F32 R0, .."
  * -> "HMMA".  buf gets the family ("" when none); returns buf. */
 char *kp_sass_opcode(const char *text, char *buf, size_t n);
+/* What a SASS family does, one short phrase ("HGMMA" -> "warpgroup matrix
+ * multiply-accumulate on the tensor cores ..."); NULL for a family not listed. */
+const char *kp_sass_describe(const char *op);
+/* 1 for a tensor-core family (HMMA, HGMMA, IMMA, DMMA, QGMMA, UTCHMMA, ... and the
+ * WARPGROUP arrive/wait that orders HGMMA). */
+int kp_sass_is_tensor(const char *op);
 /* The PTX mnemonic with its modifiers: "@%p1 ld.global.f32 %f1, [%rd1];" ->
  * "ld.global.f32"; "" for directives, labels, braces and blank lines. */
 char *kp_ptx_opcode(const char *text, char *buf, size_t n);
@@ -60,7 +67,9 @@ const char *kp_stall_reason(const char *col, char *buf, size_t n);
 /*
  * hotspots.c: ranked hotspots of one kernel's source page.
  */
-enum kp_hs_level { KP_HS_LINE = 1, KP_HS_INSN, KP_HS_UNAVAILABLE };
+/* LINE: a source line (cuda,sass, ptx); RANGE: an address range of a sass page
+ * (between branches and branch targets); INSN: an instruction under either. */
+enum kp_hs_level { KP_HS_LINE = 1, KP_HS_INSN, KP_HS_UNAVAILABLE, KP_HS_RANGE };
 
 struct kp_hotspot {
 	enum kp_hs_level level;
@@ -76,7 +85,10 @@ struct kp_hotspot {
 	const char *bottleneck_class;	/* a kp-decide taxonomy id or "" */
 	const char *confidence;	/* high, medium, low, best_effort, none */
 	char *evidence;
-	char *address;		/* instruction rows; "" otherwise */
+	char *address;		/* instruction: "0x..."; range: "0xA-0xB"; "" otherwise */
+	double samples;		/* the row's warp stall samples (0 when none) */
+	double stall_samples;	/* of them, stall_reason's; NAN when no reason is named */
+	double unattributed;	/* of them, those no stall column of the page holds */
 };
 
 struct kp_hotspots {

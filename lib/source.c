@@ -138,6 +138,30 @@ take_label(struct kp_src *s, struct kp_err *err)
 	return 0;
 }
 
+/* The end of a page without a header record: ncu's "No lineinfo" warning (a
+ * cuda view of a kernel built without -lineinfo) is KP_EXIT_NOSOURCE. */
+static void
+no_table(struct kp_src *s, const char *name, struct kp_err *err)
+{
+	const char *w = kp_csv_last_error_line(s->csv), *k;
+	int n;
+
+	if (w == NULL || strstr(w, "No lineinfo") == NULL) {
+		kp_errf(err, KP_EXIT_DATA, "%s: not an ncu source page (no header record)", name);
+		return;
+	}
+	if ((k = strstr(w, "related to '")) != NULL) {
+		k += 12;
+		n = (int)strcspn(k, "'");
+	} else {
+		k = "the kernel";
+		n = (int)strlen(k);
+	}
+	kp_errf(err, KP_EXIT_NOSOURCE, "%s: no source table: ncu has no lineinfo for %.*s "
+	    "(build it with -lineinfo, or collect the SASS view: --print-source sass)", name,
+	    n > 200 ? 200 : n, k);
+}
+
 struct kp_src *
 kp_src_open(FILE *fp, const char *name, struct kp_err *err)
 {
@@ -173,7 +197,7 @@ kp_src_open(FILE *fp, const char *name, struct kp_err *err)
 		return s;
 	}
 	if (r == 0)
-		kp_errf(err, KP_EXIT_DATA, "%s: not an ncu source page (no header record)", name);
+		no_table(s, name, err);
 fail:
 	kp_src_close(s);
 	return NULL;
@@ -473,4 +497,105 @@ kp_stall_reason(const char *col, char *buf, size_t n)
 		}
 	snprintf(buf, n, "%s", x);
 	return buf;
+}
+
+/* What the common SASS families do, for readers of SASS-only hotspots. */
+static const struct {
+	const char *op, *what;
+} sass_what[] = {
+	{ "ATOMG", "global-memory atomic" },
+	{ "ATOMS", "shared-memory atomic" },
+	{ "BAR", "block barrier (__syncthreads)" },
+	{ "BGMMA", "warpgroup 1-bit matrix multiply-accumulate on the tensor cores" },
+	{ "BMMA", "warp 1-bit matrix multiply-accumulate on the tensor cores" },
+	{ "BRA", "branch" },
+	{ "BSSY", "set a convergence barrier (divergent code follows)" },
+	{ "BSYNC", "wait at a convergence barrier (divergent paths rejoin)" },
+	{ "DEPBAR", "wait for outstanding asynchronous copies (cp.async groups)" },
+	{ "DFMA", "fp64 fused multiply-add" },
+	{ "DMMA", "warp fp64 matrix multiply-accumulate on the tensor cores" },
+	{ "ELECT", "elect one thread of the warp" },
+	{ "EXIT", "thread exit" },
+	{ "F2FP", "convert and pack two floats (e.g. to bf16x2 / fp16x2)" },
+	{ "FADD", "fp32 add" },
+	{ "FFMA", "fp32 fused multiply-add" },
+	{ "FMNMX", "fp32 min/max" },
+	{ "FMUL", "fp32 multiply" },
+	{ "FSETP", "fp32 compare into a predicate" },
+	{ "HFMA2", "fp16x2 fused multiply-add" },
+	{ "HGMMA", "warpgroup matrix multiply-accumulate on the tensor cores (wgmma: "
+	    "fp16/bf16/tf32 operands from shared memory)" },
+	{ "HMMA", "warp matrix multiply-accumulate on the tensor cores (mma.sync: "
+	    "fp16/bf16/tf32)" },
+	{ "IADD3", "3-input integer add" },
+	{ "IGMMA", "warpgroup integer matrix multiply-accumulate on the tensor cores" },
+	{ "IMAD", "integer multiply-add (also moves and address arithmetic)" },
+	{ "IMMA", "warp integer matrix multiply-accumulate on the tensor cores" },
+	{ "ISETP", "integer compare into a predicate" },
+	{ "LDC", "load from constant memory (kernel parameters)" },
+	{ "LDG", "global-memory load" },
+	{ "LDGSTS", "asynchronous copy global to shared memory (cp.async)" },
+	{ "LDL", "local-memory load (register spill or stack)" },
+	{ "LDS", "shared-memory load" },
+	{ "LDSM", "load matrix fragments from shared memory (ldmatrix)" },
+	{ "LEA", "shift-and-add address arithmetic" },
+	{ "LOP3", "3-input logic operation" },
+	{ "MEMBAR", "memory barrier" },
+	{ "MOV", "register move" },
+	{ "MUFU", "special-function unit (exp2, rsqrt, sin, ...)" },
+	{ "NOP", "no operation (padding)" },
+	{ "QGMMA", "warpgroup fp8 matrix multiply-accumulate on the tensor cores" },
+	{ "RED", "global-memory reduction (atomic without return)" },
+	{ "REDUX", "warp-wide integer reduction" },
+	{ "S2R", "read a special register (thread/block index, clock)" },
+	{ "S2UR", "read a special register into a uniform register" },
+	{ "SHFL", "warp shuffle" },
+	{ "STG", "global-memory store" },
+	{ "STL", "local-memory store (register spill or stack)" },
+	{ "STS", "shared-memory store" },
+	{ "STSM", "store matrix fragments to shared memory (stmatrix)" },
+	{ "SYNCS", "mbarrier arrive/wait (asynchronous transaction barrier: TMA, wgmma "
+	    "pipelines)" },
+	{ "UBLKCP", "bulk asynchronous copy (cp.async.bulk)" },
+	{ "UTMALDG", "TMA tensor load, global to shared memory" },
+	{ "UTMAPF", "TMA prefetch to L2" },
+	{ "UTMASTG", "TMA tensor store, shared to global memory" },
+	{ "WARPGROUP", "warpgroup arrive/wait that orders HGMMA (wgmma fence, commit, wait)" },
+	{ "WARPSYNC", "synchronize the threads of a warp" },
+};
+
+const char *
+kp_sass_describe(const char *op)
+{
+	size_t lo = 0, hi = sizeof(sass_what) / sizeof(sass_what[0]);
+
+	while (lo < hi) {	/* the table is sorted by op */
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(op, sass_what[mid].op);
+
+		if (c == 0)
+			return sass_what[mid].what;
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}
+
+/* Tensor-core families: every MMA the SASS of sm_70 .. sm_90 names, and the
+ * tcgen05 MMAs of sm_100 (UTC*MMA). */
+static const char *const tensor_ops[] = { "BGMMA", "BMMA", "DMMA", "HGMMA", "HMMA", "IGMMA",
+	"IMMA", "OMMA", "QGMMA", "QMMA", "UTCHMMA", "UTCIMMA", "UTCOMMA", "UTCQMMA",
+	"WARPGROUP", "WGMMA", NULL };
+
+int
+kp_sass_is_tensor(const char *op)
+{
+	const char *const *t;
+
+	for (t = tensor_ops; *t != NULL; t++)
+		if (strcmp(op, *t) == 0)
+			return 1;
+	return 0;
 }

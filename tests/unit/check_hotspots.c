@@ -101,10 +101,15 @@ START_TEST(test_hotspots_sass_repeated_blocks_count_once)
 	/* 6 "Kernel Name" blocks, pairwise equal: 3 copies, 3 repeats */
 	ck_assert_uint_eq(h->copies, 3);
 	ck_assert_uint_ge(h->duplicates, 3);
-	ck_assert_int_eq(h->rows[0].level, KP_HS_INSN);
+	/* a sass page ranks address ranges, each with its instructions under it */
+	ck_assert_int_eq(h->rows[0].level, KP_HS_RANGE);
+	ck_assert_str_eq(h->rows[0].address, "0x7f3bd37a0150-0x7f3bd37a0280");
 	ck_assert_int_eq(h->rows[0].line, 0);
 	ck_assert_str_eq(h->rows[0].confidence, "low");
 	ck_assert_str_eq(h->rows[0].sass_opcode, "FFMA");
+	ck_assert_int_eq(h->rows[1].level, KP_HS_INSN);
+	ck_assert_int_eq(h->rows[1].rank, 1);
+	ck_assert_str_eq(h->rows[1].address, "0x7f3bd37a0230");
 	kp_hotspots_free(h);
 }
 END_TEST
@@ -233,6 +238,115 @@ START_TEST(test_hotspots_csv_quotes_fields)
 }
 END_TEST
 
+/* zoo/gemm_bf16/source_sass.csv: "0x7f061b7a4000","HGMMA.64x64x16.F32.BF16 ...": 10586
+ * samples, stall_mio 608, stall_wait 89, selected 63, not_selected 18 (9808 in no
+ * stall column); L1 Conflicts Shared N-Way 8 with L1 Wavefronts Shared 9093504 equal
+ * to L1 Wavefronts Shared Ideal: the access width, no conflict. */
+START_TEST(test_hotspots_hgemma_honest_rows)
+{
+	struct kp_hotspots *h = read_fixture("h200/zoo/gemm_bf16/source_sass.csv", NULL);
+	const struct kp_hotspot *r = NULL;
+	size_t i;
+
+	ck_assert_int_eq(h->rows[0].level, KP_HS_RANGE);
+	ck_assert_str_eq(h->rows[0].sass_opcode, "HGMMA");
+	ck_assert_str_eq(h->rows[0].bottleneck_class, "compute_pipeline_bound");
+	ck_assert_ptr_nonnull(strstr(h->rows[0].evidence, "tensor-core work (HGMMA: "));
+	for (i = 0; i < h->n; i++) {
+		ck_assert_msg(strstr(h->rows[i].evidence, "bank conflict") == NULL, "row %zu: %s",
+		    i, h->rows[i].evidence);
+		if (strcmp(h->rows[i].address, "0x7f061b7a4000") == 0)
+			r = &h->rows[i];
+	}
+	ck_assert_ptr_nonnull(r);
+	ck_assert_str_eq(r->stall_reason, "mio_throttle");
+	ck_assert(r->samples == 10586 && r->stall_samples == 608 && r->unattributed == 9808);
+	ck_assert_ptr_nonnull(strstr(r->evidence, "stall mio_throttle 608 of 10586 samples (5.7%)"));
+	ck_assert_ptr_nonnull(strstr(r->evidence, "unattributed 9808 of 10586 samples (92.7%"));
+	/* 6% of the stalled samples do not decide the class; the tensor op does */
+	ck_assert_str_eq(r->bottleneck_class, "compute_pipeline_bound");
+	kp_hotspots_free(h);
+}
+END_TEST
+
+/* Every named stall reason carries its share, on every recorded library page. */
+START_TEST(test_hotspots_named_reason_has_share)
+{
+	static const char *const pages[] = { "h200/zoo/gemm_bf16/source_sass.csv",
+		"h200/zoo/conv/source_sass.csv", "h200/zoo/layernorm/source_sass.csv",
+		"h200/hgemm_v0/source_cuda_sass.csv", "h200/stream_triad/source_sass.csv" };
+	size_t p, i;
+
+	for (p = 0; p < sizeof(pages) / sizeof(pages[0]); p++) {
+		struct kp_hotspots *h = read_fixture(pages[p], NULL);
+
+		for (i = 0; i < h->n; i++) {
+			const struct kp_hotspot *r = &h->rows[i];
+			char want[64];
+
+			if (r->stall_reason[0] == '\0')
+				continue;
+			snprintf(want, sizeof(want), "stall %s %.0f of %.0f samples (", r->stall_reason,
+			    r->stall_samples, r->samples);
+			ck_assert_msg(strstr(r->evidence, want) != NULL, "%s row %zu: %s", pages[p], i,
+			    r->evidence);
+			if (r->unattributed > 0)
+				ck_assert_ptr_nonnull(strstr(r->evidence, "unattributed "));
+		}
+		kp_hotspots_free(h);
+	}
+}
+END_TEST
+
+START_TEST(test_hotspots_conflict_only_above_ideal)
+{
+	const char *head = "\"Kernel Name\",\"k\",\n\"Address\",\"Source\",\"Warp Stall Sampling "
+	    "(All Samples)\",\"L1 Conflicts Shared N-Way\",\"L1 Wavefronts Shared\",\"L1 Wavefronts "
+	    "Shared Ideal\",\"stall_short_sb\"\n";
+	char t[1024];
+	struct kp_err err;
+	struct kp_hotspots *h;
+
+	/* 8-way, wavefronts equal to the ideal: no conflict */
+	snprintf(t, sizeof(t), "%s\"0x10\",\"  LDS R1, [R2]\",\"100\",\"8\",\"64\",\"64\",\"90\"\n",
+	    head);
+	h = read_string(t, &err);
+	ck_assert_ptr_nonnull(h);
+	ck_assert_str_eq(h->rows[0].bottleneck_class, "memory_latency_bound");
+	ck_assert_ptr_null(strstr(h->rows[0].evidence, "conflict"));
+	kp_hotspots_free(h);
+	/* wavefronts twice the ideal: 64 above it */
+	snprintf(t, sizeof(t), "%s\"0x10\",\"  LDS R1, [R2]\",\"100\",\"2\",\"128\",\"64\",\"90\"\n",
+	    head);
+	h = read_string(t, &err);
+	ck_assert_ptr_nonnull(h);
+	ck_assert_str_eq(h->rows[0].bottleneck_class, "shared_memory_bank_conflict");
+	ck_assert_ptr_nonnull(strstr(h->rows[0].evidence,
+	    "shared bank conflicts: 64 wavefronts above the ideal"));
+	kp_hotspots_free(h);
+}
+END_TEST
+
+/* ncu's cuda,sass page of a kernel without lineinfo is its warning line alone. */
+START_TEST(test_hotspots_no_lineinfo_page_is_nosource)
+{
+	char path[1024];
+	struct kp_err err;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/h200/zoo/gemm_bf16/source_cuda_sass.csv", KP_FIXTURES);
+	fp = fopen(path, "rb");
+	ck_assert_ptr_nonnull(fp);
+	ck_assert_ptr_null(kp_hotspots_read(fp, path, NULL, &err));
+	fclose(fp);
+	ck_assert_int_eq(err.status, KP_EXIT_NOSOURCE);
+	ck_assert_ptr_nonnull(strstr(err.msg, "no lineinfo for "
+	    "nvjet_sm90_tst_320x128_64x3_1x2_h_bz_coopB_NNT"));
+	ck_assert_ptr_nonnull(strstr(err.msg, "-lineinfo"));
+	ck_assert_ptr_nonnull(strstr(err.msg, "--print-source sass"));
+}
+END_TEST
+
 static Suite *
 hotspots_suite(void)
 {
@@ -250,6 +364,10 @@ hotspots_suite(void)
 	tcase_add_test(tc, test_hotspots_unknown_metric_is_usage_error);
 	tcase_add_test(tc, test_hotspot_classes);
 	tcase_add_test(tc, test_hotspots_csv_quotes_fields);
+	tcase_add_test(tc, test_hotspots_hgemma_honest_rows);
+	tcase_add_test(tc, test_hotspots_named_reason_has_share);
+	tcase_add_test(tc, test_hotspots_conflict_only_above_ideal);
+	tcase_add_test(tc, test_hotspots_no_lineinfo_page_is_nosource);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -160,6 +160,24 @@ START_TEST(test_ptx_opcode)
 }
 END_TEST
 
+START_TEST(test_sass_tensor_families_and_descriptions)
+{
+	ck_assert_int_eq(kp_sass_is_tensor("HGMMA"), 1);
+	ck_assert_int_eq(kp_sass_is_tensor("HMMA"), 1);
+	ck_assert_int_eq(kp_sass_is_tensor("IMMA"), 1);
+	ck_assert_int_eq(kp_sass_is_tensor("DMMA"), 1);
+	ck_assert_int_eq(kp_sass_is_tensor("QGMMA"), 1);
+	ck_assert_int_eq(kp_sass_is_tensor("UTCHMMA"), 1);
+	ck_assert_int_eq(kp_sass_is_tensor("FFMA"), 0);
+	ck_assert_int_eq(kp_sass_is_tensor(""), 0);
+	ck_assert_ptr_nonnull(strstr(kp_sass_describe("HGMMA"), "tensor cores"));
+	ck_assert_ptr_nonnull(strstr(kp_sass_describe("UTMALDG"), "TMA"));
+	ck_assert_ptr_nonnull(kp_sass_describe("ATOMG"));	/* the first of the table */
+	ck_assert_ptr_nonnull(kp_sass_describe("WARPSYNC"));	/* the last */
+	ck_assert_ptr_null(kp_sass_describe("NOSUCHOP"));
+}
+END_TEST
+
 START_TEST(test_stall_reason_names)
 {
 	char b[32];
@@ -196,6 +214,7 @@ source_suite(void)
 	tcase_add_test(tc, test_sass_opcode_family_and_predicates);
 	tcase_add_test(tc, test_ptx_opcode);
 	tcase_add_test(tc, test_stall_reason_names);
+	tcase_add_test(tc, test_sass_tensor_families_and_descriptions);
 	suite_add_tcase(s, tc);
 	return s;
 }
