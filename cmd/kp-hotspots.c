@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "kp.h"
+#include "source_evidence.h"
 
 #define SOURCE_PAGE kp_stage_rel(KP_STAGE_SOURCE)
 #define HOTSPOTS_CSV kp_artifact_rel(KP_ART_HOTSPOTS)
@@ -84,6 +85,36 @@ load(const char *path, const struct kp_hs_opts *o, int *status)
 		kp_die(KP_EXIT_ENV, "out of memory");
 	*status = KP_EXIT_NOSOURCE;
 	return h;
+}
+
+/*
+ * The page summed up for kp-decide, beside the CSV; a page that has no table
+ * leaves none (and removes an old one, so that no stale evidence is read).
+ */
+static void
+write_evidence(const char *pagepath, const char *csvpath)
+{
+	struct kp_err err;
+	json_t *ev = NULL;
+	char *dir = kp_path_dir(csvpath);
+	char *out = dir != NULL ? kp_path_join(dir, kp_artifact_name(KP_ART_SOURCE_EVIDENCE)) : NULL;
+	FILE *fp;
+
+	if (out == NULL)
+		kp_die(KP_EXIT_ENV, "out of memory");
+	if (pagepath != NULL && (fp = fopen(pagepath, "r")) != NULL) {
+		ev = kp_source_evidence_read(fp, pagepath, &err);
+		fclose(fp);
+	}
+	if (ev != NULL) {
+		if (kp_write_json_atomic(out, ev, JSON_INDENT(2) | JSON_SORT_KEYS |
+		    JSON_REAL_PRECISION(10), &err) == -1)
+			kp_die_err(&err);
+	} else
+		unlink(out);
+	json_decref(ev);
+	free(out);
+	free(dir);
 }
 
 static void
@@ -175,8 +206,10 @@ main(int argc, char *argv[])
 		if (h == NULL)
 			kp_die(KP_EXIT_ENV, "out of memory");
 	}
-	if (csv != NULL)
+	if (csv != NULL) {
 		write_csv(csv, output != NULL ? KP_OUT_NAMED : KP_OUT_DERIVED, h);
+		write_evidence(input != NULL ? input : (kp_is_file(page) ? page : NULL), csv);
+	}
 	for (i = 0; i < h->n; i++) {
 		json_t *j = kp_hotspot_json(&h->rows[i], dir);
 

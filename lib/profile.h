@@ -26,6 +26,7 @@ enum kp_artifact {
 	KP_ART_METRICS_ALL,	/* details/metrics_all.json */
 	KP_ART_EXTRACTED,	/* details/metrics_extracted.jsonl */
 	KP_ART_HOTSPOTS,	/* details/source_hotspots.csv */
+	KP_ART_SOURCE_EVIDENCE,	/* details/source_evidence.json */
 	KP_ART_DECISION,	/* details/bottleneck_decision.json */
 	KP_ART_COMPARISON,	/* comparison/comparison.json */
 	KP_ART_REGRESSION,	/* comparison/regression_report.md */

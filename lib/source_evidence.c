@@ -1,0 +1,211 @@
+/*
+ * source_evidence.c: what a kernel's source page says as a whole, for
+ * kp-decide: warp-stall samples by reason, the samples that carry no reason,
+ * threads executed per instruction, shared-memory wavefronts against their
+ * ideal, global sectors against their ideal, and the samples of each kind of
+ * instruction (tensor, atomic, barrier, FP64, ...).
+ *
+ * Each SASS instruction counts once: the cuda,sass view lists an inlined
+ * instruction under several source lines, and ncu may print a launch's sass
+ * block twice, so instructions are told apart by function and address.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kp.h"
+#include "kp_strmap.h"
+#include "source_evidence.h"
+
+/* Instruction kinds by SASS family; the first matching prefix wins. */
+static const struct opkind {
+	const char *prefix, *kind;
+} opkinds[] = {
+	{ "HGMMA", "tensor" }, { "HMMA", "tensor" }, { "IMMA", "tensor" },
+	{ "IGMMA", "tensor" }, { "QGMMA", "tensor" }, { "DMMA", "tensor" },
+	{ "BMMA", "tensor" }, { "BGMMA", "tensor" }, { "WGMMA", "tensor" },
+	{ "ATOMS", "atomic" }, { "ATOMG", "atomic" }, { "ATOM", "atomic" },
+	{ "REDG", "atomic" }, { "REDAS", "atomic" }, { "RED", "atomic" },
+	{ "BAR", "barrier" }, { "WARPSYNC", "barrier" }, { "SYNCS", "barrier" },
+	{ "DFMA", "fp64" }, { "DADD", "fp64" }, { "DMUL", "fp64" }, { "DSETP", "fp64" },
+	{ "MUFU", "xu" },
+	{ "LDSM", "shared" }, { "LDS", "shared" }, { "STS", "shared" },
+	{ "LDGSTS", "global" }, { "LDG", "global" }, { "STG", "global" },
+	{ "UTMALDG", "global" }, { "UBLKCP", "global" },
+	{ "LDL", "local" }, { "STL", "local" },
+	{ "FFMA", "fma" }, { "FMUL", "fma" }, { "FADD", "fma" }, { "HFMA2", "fma" },
+	{ "HMUL2", "fma" }, { "HADD2", "fma" },
+	{ "BRA", "branch" }, { "BSSY", "branch" }, { "BSYNC", "branch" },
+};
+
+const char *
+kp_sass_kind(const char *family)
+{
+	size_t i, n;
+
+	for (i = 0; i < sizeof(opkinds) / sizeof(opkinds[0]); i++) {
+		n = strlen(opkinds[i].prefix);
+		if (strncmp(family, opkinds[i].prefix, n) == 0)
+			return opkinds[i].kind;
+	}
+	return NULL;
+}
+
+struct cols {
+	int samples, inst, thread_inst, wf, wf_ideal, sec, sec_ideal, divergent;
+	int nstall;
+	int stall[64];
+	char reason[64][48];
+};
+
+static double
+at(const struct kp_src_row *r, int i)
+{
+	return i >= 0 && !isnan(r->val[i]) ? r->val[i] : 0;
+}
+
+static void
+find_cols(struct kp_src *s, struct cols *c)
+{
+	size_t i;
+
+	c->samples = kp_src_metric_index(s, "Warp Stall Sampling (All Samples)");
+	c->inst = kp_src_metric_index(s, "Instructions Executed");
+	c->thread_inst = kp_src_metric_index(s, "Thread Instructions Executed");
+	c->wf = kp_src_metric_index(s, "L1 Wavefronts Shared");
+	c->wf_ideal = kp_src_metric_index(s, "L1 Wavefronts Shared Ideal");
+	c->sec = kp_src_metric_index(s, "L2 Theoretical Sectors Global");
+	c->sec_ideal = kp_src_metric_index(s, "L2 Theoretical Sectors Global Ideal");
+	c->divergent = kp_src_metric_index(s, "Divergent Branches");
+	c->nstall = 0;
+	for (i = 0; i < kp_src_nmetrics(s) && c->nstall < 64; i++)
+		if (kp_stall_reason(kp_src_metric(s, i), c->reason[c->nstall],
+		    sizeof(c->reason[0])) != NULL)
+			c->stall[c->nstall++] = (int)i;
+}
+
+struct tally {
+	double samples, attributed, inst, thread_inst, wf, wf_ideal, sec, sec_ideal, divergent;
+	double stall[64];
+	json_t *kinds;		/* kind -> samples */
+	size_t instructions;
+};
+
+static int
+add_kind(struct tally *t, const char *kind, double v)
+{
+	json_t *o = json_object_get(t->kinds, kind);
+	double have = o != NULL ? json_number_value(o) : 0;
+
+	return json_object_set_new(t->kinds, kind, json_real(have + v));
+}
+
+static int
+count(struct tally *t, const struct cols *c, const struct kp_src_row *r)
+{
+	char fam[32];
+	const char *kind;
+	double v = at(r, c->samples);
+	int i;
+
+	t->instructions++;
+	t->samples += v;
+	t->inst += at(r, c->inst);
+	t->thread_inst += at(r, c->thread_inst);
+	t->wf += at(r, c->wf);
+	t->wf_ideal += at(r, c->wf_ideal);
+	t->sec += at(r, c->sec);
+	t->sec_ideal += at(r, c->sec_ideal);
+	t->divergent += at(r, c->divergent);
+	for (i = 0; i < c->nstall; i++) {
+		t->stall[i] += at(r, c->stall[i]);
+		t->attributed += at(r, c->stall[i]);
+	}
+	kind = kp_sass_kind(kp_sass_opcode(r->text, fam, sizeof(fam)));
+	if (v > 0 && add_kind(t, kind != NULL ? kind : "other", v) != 0)
+		return -1;
+	return 0;
+}
+
+static json_t *
+result(const struct kp_src *s, const struct cols *c, const struct tally *t)
+{
+	json_t *o = json_object(), *st = json_object();
+	int i;
+
+	for (i = 0; i < c->nstall; i++)
+		if (t->stall[i] > 0)
+			json_object_set_new(st, c->reason[i], json_real(t->stall[i]));
+	json_object_set_new(o, "schema", json_string("kp-source-evidence/1"));
+	json_object_set_new(o, "view", json_string(kp_src_kind_name(kp_src_kind(s))));
+	json_object_set_new(o, "instructions", json_integer((json_int_t)t->instructions));
+	json_object_set_new(o, "samples", json_real(t->samples));
+	json_object_set_new(o, "stall_samples", st);
+	/* The page's reason columns need not add up to its sample count. */
+	json_object_set_new(o, "unattributed_samples",
+	    json_real(t->samples > t->attributed ? t->samples - t->attributed : 0));
+	json_object_set_new(o, "kind_samples", json_incref(t->kinds));
+	if (c->inst >= 0 && c->thread_inst >= 0 && t->inst > 0)
+		json_object_set_new(o, "threads_per_inst", json_real(t->thread_inst / t->inst));
+	if (c->wf >= 0 && c->wf_ideal >= 0) {
+		json_object_set_new(o, "shared_wavefronts", json_real(t->wf));
+		json_object_set_new(o, "shared_wavefronts_ideal", json_real(t->wf_ideal));
+	}
+	if (c->sec >= 0 && c->sec_ideal >= 0) {
+		json_object_set_new(o, "global_sectors", json_real(t->sec));
+		json_object_set_new(o, "global_sectors_ideal", json_real(t->sec_ideal));
+	}
+	if (c->divergent >= 0)
+		json_object_set_new(o, "divergent_branches", json_real(t->divergent));
+	return o;
+}
+
+json_t *
+kp_source_evidence_read(FILE *fp, const char *name, struct kp_err *err)
+{
+	struct kp_strmap seen = { 0 };
+	struct kp_src_row r;
+	struct tally t;
+	struct cols c;
+	struct kp_src *s;
+	json_t *o = NULL;
+	char key[1024];
+	size_t dummy;
+	int rc, have_cols = 0;
+
+	memset(&t, 0, sizeof(t));
+	if ((s = kp_src_open(fp, name, err)) == NULL)
+		return NULL;
+	if ((t.kinds = json_object()) == NULL)
+		goto nomem;
+	while ((rc = kp_src_next(s, &r, err)) == 1) {
+		if (!have_cols) {
+			find_cols(s, &c);
+			have_cols = 1;
+		}
+		if (r.ev != KP_SRC_INSN || r.address[0] == '\0')
+			continue;
+		snprintf(key, sizeof(key), "%s@%s", r.function, r.address);
+		dummy = 0;
+		if ((rc = kp_strmap_get_put(&seen, key, &dummy)) < 0)
+			goto nomem;
+		if (rc == 1)
+			continue;
+		if (count(&t, &c, &r) != 0)
+			goto nomem;
+	}
+	if (rc < 0)
+		goto out;
+	if (!have_cols)
+		find_cols(s, &c);
+	if ((o = result(s, &c, &t)) == NULL)
+		goto nomem;
+	goto out;
+nomem:
+	kp_errf(err, KP_EXIT_ENV, "%s: out of memory", name);
+out:
+	json_decref(t.kinds);
+	kp_strmap_free(&seen);
+	kp_src_close(s);
+	return o;
+}

@@ -1,0 +1,25 @@
+/* source_evidence.h: a kernel's source page summed up as evidence for
+ * kp-decide (lib/source_evidence.c). */
+#ifndef KP_SOURCE_EVIDENCE_H
+#define KP_SOURCE_EVIDENCE_H
+
+#include <stdio.h>
+#include <jansson.h>
+
+struct kp_err;
+
+/*
+ * Read one source page (sass or cuda,sass view) and sum it up, each SASS
+ * instruction once: a "kp-source-evidence/1" object with samples,
+ * stall_samples {reason: n}, unattributed_samples, kind_samples {tensor,
+ * atomic, barrier, fp64, xu, shared, global, local, fma, branch, other: n},
+ * threads_per_inst, shared_wavefronts(_ideal), global_sectors(_ideal) and
+ * divergent_branches (the last four only where the page has the columns).
+ * NULL with err (KP_EXIT_DATA) when the input is no source page.
+ */
+json_t *kp_source_evidence_read(FILE *fp, const char *name, struct kp_err *err);
+
+/* The kind of a SASS family ("HGMMA" -> "tensor", "RED" -> "atomic"), or NULL. */
+const char *kp_sass_kind(const char *family);
+
+#endif
