@@ -9,10 +9,12 @@
 #include <libfyaml.h>
 
 #include "kp.h"
+#include "ncu_rules.h"
 
 static const char synopsis[] =
     "usage: kp-decide [--rules FILE] [--metrics FILE] [--hotspots FILE]"
     " [--target FILE]\n"
+    "                 [--source-evidence FILE] [--ncu-details FILE]\n"
     "                 [--kernel NAME | --kernel-index N] [-o FILE]\n";
 
 /* The kernel the user asked for, or the summary's primary one (borrowed). */
@@ -93,6 +95,8 @@ main(int argc, char *argv[])
 		{ "rules", required_argument, NULL, 'r' },
 		{ "metrics", required_argument, NULL, 'm' },
 		{ "hotspots", required_argument, NULL, 'H' },
+		{ "source-evidence", required_argument, NULL, 'S' },
+		{ "ncu-details", required_argument, NULL, 'N' },
 		{ "target", required_argument, NULL, 't' },
 		{ "kernel", required_argument, NULL, 'k' },
 		{ "kernel-index", required_argument, NULL, 'i' },
@@ -101,7 +105,9 @@ main(int argc, char *argv[])
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *rulesf = NULL, *metrics = NULL, *hotf = NULL, *target = NULL;
-	const char *kname = NULL, *output = NULL;
+	const char *kname = NULL, *output = NULL, *srcf = NULL, *ncuf = NULL;
+	char *p_src = NULL;
+	json_t *src = NULL, *ncu = NULL;
 	char *profile_dir = NULL, *tname = NULL, *p_metrics = NULL, *p_hot = NULL;
 	char *p_target = NULL, *p_out = NULL;
 	long long kindex = -1;
@@ -116,6 +122,8 @@ main(int argc, char *argv[])
 		case 'r': rulesf = optarg; break;
 		case 'm': metrics = optarg; break;
 		case 'H': hotf = optarg; break;
+		case 'S': srcf = optarg; break;
+		case 'N': ncuf = optarg; break;
 		case 't': target = optarg; break;
 		case 'k': kname = optarg; break;
 		case 'i':
@@ -169,6 +177,19 @@ main(int argc, char *argv[])
 	kernel = pick_kernel(summary, metrics, kname, kindex, tname != NULL);
 	if (hotf != NULL && (hotspots = kp_rules_load_hotspots(hotf, &err)) == NULL)
 		kp_die_err(&err);
+	if (srcf == NULL && hotf != NULL) {	/* kp-hotspots writes it beside its CSV */
+		char *dir = kp_path_dir(hotf);
+
+		p_src = kp_path_join(dir, kp_artifact_name(KP_ART_SOURCE_EVIDENCE));
+		free(dir);
+		if (p_src != NULL && kp_is_file(p_src))
+			srcf = p_src;
+	}
+	if (srcf != NULL && (src = kp_json_load_file(srcf, &err)) == NULL)
+		kp_die_err(&err);
+	if (ncuf != NULL && (ncu = kp_ncu_rules_read(ncuf, &err)) == NULL)
+		kp_die_err(&err);
+	kp_rules_set_evidence(rules, src, ncu);
 	if ((decision = kp_rules_decide_summary(rules, summary, metrics, kernel, hotspots,
 	    &err)) == NULL)
 		kp_die_err(&err);
@@ -179,6 +200,9 @@ main(int argc, char *argv[])
 
 	json_decref(decision);
 	json_decref(hotspots);
+	json_decref(src);
+	json_decref(ncu);
+	free(p_src);
 	json_decref(summary);
 	kp_rules_free(rules);
 	free(tname);

@@ -29,6 +29,13 @@ json_t *kp_rules_decide_summary(struct kp_rules *r, json_t *summary, const char 
     json_t *kernel, json_t *hotspots, struct kp_err *err);
 
 /*
+ * Evidence beyond the metrics for the next decisions (both borrowed, may be
+ * NULL): the source page's summary (kp-source-evidence/1, from kp-hotspots)
+ * and ncu's own rule results (kp_ncu_rules_read).
+ */
+void kp_rules_set_evidence(struct kp_rules *r, json_t *src, json_t *ncu_rules);
+
+/*
  * kp-collect's follow-up stage after basic, from the same thresholds:
  * "memory", "compute", "occupancy" or "speed-of-light".  why receives the
  * numbers behind the choice ("memory_throughput_pct 89.5 >= 60 ...").

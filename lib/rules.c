@@ -17,7 +17,8 @@ const char *const kp_rule_classes[] = {
 	"memory_bandwidth_bound", "memory_latency_bound", "poor_memory_coalescing",
 	"shared_memory_bank_conflict", "compute_pipeline_bound", "tensor_core_underuse",
 	"occupancy_limited", "under_filled_grid", "latency_hiding_failure",
-	"register_spill", "synchronization_bound", "divergence_bound", NULL
+	"register_spill", "synchronization_bound", "divergence_bound",
+	"l1_throughput_bound", "latency_bound", "atomic_contention", NULL
 };
 
 static const char *const opnames[] = { ">", ">=", "<", "<=", "==", "!=" };
@@ -277,7 +278,7 @@ load_rule(struct ld *l, struct fy_node *n, struct kp_rule *r, char ***outranks,
     size_t *noutranks)
 {
 	static const char *const keys[] = { "id", "severity", "weight", "when", "evidence",
-		"next_actions", "outranks", NULL };
+		"next_actions", "outranks", "gain", "at_roofline", NULL };
 	static const char *const whenkeys[] = { "all", "any", NULL };
 	struct fy_node *v, *w;
 	const char *s;
@@ -331,6 +332,14 @@ load_rule(struct ld *l, struct fy_node *n, struct kp_rule *r, char ***outranks,
 		return fail(l, n, "missing \"next_actions\"");
 	if (load_strings(l, v, "next_actions", &r->actions, &r->nactions) == -1)
 		return -1;
+	if ((v = get(n, "gain")) != NULL &&
+	    load_strings(l, v, "gain", &r->gain, &r->ngain) == -1)
+		return -1;
+	if ((v = get(n, "at_roofline")) != NULL) {
+		if ((s = scalar(v)) == NULL || (strcmp(s, "keep") != 0 && strcmp(s, "demote") != 0))
+			return fail(l, v, "at_roofline: expected keep or demote");
+		r->keep_at_roofline = strcmp(s, "keep") == 0;
+	}
 	if ((v = get(n, "outranks")) != NULL) {
 		if (load_strings(l, v, "outranks", outranks, noutranks) == -1)
 			return -1;
@@ -369,6 +378,7 @@ free_rule(struct kp_rule *r)
 	free(r->any);
 	free(r->evidence);
 	free_strings(r->actions, r->nactions);
+	free_strings(r->gain, r->ngain);
 	free(r->outranks);
 }
 
@@ -383,6 +393,7 @@ kp_rules_free(struct kp_rules *r)
 		free_rule(&r->rules[i]);
 	free(r->rules);
 	free(r->path);
+	json_decref(r->ncu_map);
 	free(r);
 }
 
@@ -488,10 +499,57 @@ out:
 	return rc;
 }
 
+/* roofline_pct: a number in (0, 100]; 80 when absent. */
+static int
+load_roofline(struct ld *l, struct fy_node *n, struct kp_rules *r)
+{
+	r->roofline_pct = 80;
+	if (n == NULL)
+		return 0;
+	if (number(l, n, "roofline_pct", &r->roofline_pct) == -1)
+		return -1;
+	if (r->roofline_pct <= 0 || r->roofline_pct > 100)
+		return fail(l, n, "roofline_pct: must be in (0, 100]");
+	return 0;
+}
+
+/* ncu_rules: {NcuRuleName: kp_class, ...}: which class an ncu rule names. */
+static int
+load_ncu_map(struct ld *l, struct fy_node *n, struct kp_rules *r)
+{
+	struct fy_node_pair *p;
+	void *it = NULL;
+	const char *k, *v;
+
+	r->ncu_map = json_object();
+	if (n == NULL)
+		return 0;
+	if (!fy_node_is_mapping(n))
+		return fail(l, n, "ncu_rules: expected a mapping of ncu rule names to classes");
+	while ((p = fy_node_mapping_iterate(n, &it)) != NULL) {
+		k = scalar(fy_node_pair_key(p));
+		v = scalar(fy_node_pair_value(p));
+		if (k == NULL || v == NULL)
+			return fail(l, fy_node_pair_key(p), "ncu_rules: expected NAME: class");
+		if (class_index(v) < 0)
+			return fail(l, fy_node_pair_value(p), "ncu_rules: unknown class \"%.60s\"", v);
+		json_object_set_new(r->ncu_map, k, json_string(v));
+	}
+	return 0;
+}
+
+void
+kp_rules_set_evidence(struct kp_rules *r, json_t *src, json_t *ncu_rules)
+{
+	r->src = src;
+	r->ncu_rules = ncu_rules;
+}
+
 struct kp_rules *
 kp_rules_load(const char *path, struct kp_err *err)
 {
-	static const char *const keys[] = { "schema", "followup", "rules", NULL };
+	static const char *const keys[] = { "schema", "followup", "roofline_pct", "ncu_rules",
+		"rules", NULL };
 	struct fy_document *d;
 	struct fy_node *root, *v;
 	struct kp_rules *r;
@@ -519,7 +577,9 @@ kp_rules_load(const char *path, struct kp_err *err)
 		goto bad;
 	}
 	if (load_followup(&l, get(root, "followup"), &r->fu) == -1 ||
-	    load_rules(&l, get(root, "rules"), r) == -1)
+	    load_rules(&l, get(root, "rules"), r) == -1 ||
+	    load_roofline(&l, get(root, "roofline_pct"), r) == -1 ||
+	    load_ncu_map(&l, get(root, "ncu_rules"), r) == -1)
 		goto bad;
 	fy_document_destroy(d);
 	return r;

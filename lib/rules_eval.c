@@ -23,19 +23,8 @@
 #include "kp.h"
 #include "rules_int.h"
 
-struct ctx {
-	json_t *kernel, *summary, *stalls, *metrics;
-	json_t *used;		/* metrics_used */
-	int partial;		/* metrics is the short map (kp_summary_partial) */
-	int missed;		/* a look-up missed in the short map */
-	double stall_sum;
-	int have_stall_sum;
-	int specs_tried;
-	double specs_sm;	/* SM count from gpu_specs.yaml, 0 if unknown */
-};
-
-static int
-num(json_t *j, double *out)
+int
+kp_rules_num(json_t *j, double *out)
 {
 	if (!json_is_number(j))
 		return -1;
@@ -43,12 +32,11 @@ num(json_t *j, double *out)
 	return 0;
 }
 
-static int raw_value(struct ctx *c, const char *name, double *out);
 
 static int
 both(struct ctx *c, const char *a, const char *b, double *va, double *vb)
 {
-	return raw_value(c, a, va) == 0 && raw_value(c, b, vb) == 0 ? 0 : -1;
+	return kp_rules_raw(c, a, va) == 0 && kp_rules_raw(c, b, vb) == 0 ? 0 : -1;
 }
 
 static int
@@ -58,8 +46,8 @@ sm_count(struct ctx *c, double *out)
 	json_t *specs, *g;
 	const char *dev;
 
-	if (raw_value(c, "launch__sm_count", out) == 0 ||
-	    raw_value(c, "device__attribute_multiprocessor_count", out) == 0)
+	if (kp_rules_raw(c, "launch__sm_count", out) == 0 ||
+	    kp_rules_raw(c, "device__attribute_multiprocessor_count", out) == 0)
 		return 0;
 	if (!c->specs_tried) {
 		c->specs_tried = 1;
@@ -67,7 +55,7 @@ sm_count(struct ctx *c, double *out)
 		if (dev != NULL && (specs = kp_specs_load(NULL, &err)) != NULL) {
 			g = kp_specs_find(specs, dev);
 			if (g != NULL)
-				num(json_object_get(g, "sm_count"), &c->specs_sm);
+				kp_rules_num(json_object_get(g, "sm_count"), &c->specs_sm);
 			json_decref(specs);
 		}
 	}
@@ -89,7 +77,7 @@ block_limit(struct ctx *c, double *out)
 	int i, have = 0;
 
 	for (i = 0; lim[i] != NULL; i++)
-		if (raw_value(c, lim[i], &v) == 0 && (!have || v < *out)) {
+		if (kp_rules_raw(c, lim[i], &v) == 0 && (!have || v < *out)) {
 			*out = v;
 			have = 1;
 		}
@@ -103,6 +91,8 @@ derive(struct ctx *c, const char *name, double *out, int *rc)
 	double a = 0, b = 0, s = 0, l = 0;
 
 	*rc = -1;
+	if (kp_rules_derive_more(c, name, out, rc))
+		return 1;
 	if (strcmp(name, "occupancy_ratio") == 0) {
 		if (both(c, "achieved_occupancy_pct", "theoretical_occupancy_pct", &a, &b) == 0 &&
 		    b > 0)
@@ -110,16 +100,16 @@ derive(struct ctx *c, const char *name, double *out, int *rc)
 	} else if (strcmp(name, "sm_count") == 0) {
 		*rc = sm_count(c, out);
 	} else if (strcmp(name, "blocks_per_sm") == 0) {
-		if (raw_value(c, "grid_size", &a) == 0 && sm_count(c, &s) == 0 && s > 0)
+		if (kp_rules_raw(c, "grid_size", &a) == 0 && sm_count(c, &s) == 0 && s > 0)
 			*out = a / s, *rc = 0;
 	} else if (strcmp(name, "waves_per_sm") == 0) {
-		if (raw_value(c, "waves_per_sm", out) == 0)
+		if (kp_rules_raw(c, "waves_per_sm", out) == 0)
 			*rc = 0;
-		else if (raw_value(c, "grid_size", &a) == 0 && sm_count(c, &s) == 0 &&
+		else if (kp_rules_raw(c, "grid_size", &a) == 0 && sm_count(c, &s) == 0 &&
 		    block_limit(c, &l) == 0 && s > 0 && l > 0)
 			*out = a / (s * l), *rc = 0;
 	} else if (strcmp(name, "shared_conflict_share") == 0) {
-		if (raw_value(c, "shared_bank_conflicts", &a) == 0 &&
+		if (kp_rules_raw(c, "shared_bank_conflicts", &a) == 0 &&
 		    both(c, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
 		    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", &b, &s) == 0 &&
 		    (b + s > 0 || a == 0))
@@ -129,7 +119,7 @@ derive(struct ctx *c, const char *name, double *out, int *rc)
 		    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", &a, &b) == 0 && b > 0)
 			*out = a / b, *rc = 0;
 	} else if (strcmp(name, "threads_per_inst") == 0) {
-		*rc = raw_value(c, "smsp__thread_inst_executed_per_inst_executed.ratio", out);
+		*rc = kp_rules_raw(c, "smsp__thread_inst_executed_per_inst_executed.ratio", out);
 	} else if (strncmp(name, "stall_share.", 12) == 0) {
 		if (!c->have_stall_sum) {
 			const char *k;
@@ -141,19 +131,19 @@ derive(struct ctx *c, const char *name, double *out, int *rc)
 					c->stall_sum += json_number_value(v);
 			c->have_stall_sum = 1;
 		}
-		if (num(json_object_get(c->stalls, name + 12), &a) == 0 && c->stall_sum > 0)
+		if (kp_rules_num(json_object_get(c->stalls, name + 12), &a) == 0 && c->stall_sum > 0)
 			*out = a / c->stall_sum, *rc = 0;
 	} else
 		return 0;
 	return 1;
 }
 
-static int
-raw_value(struct ctx *c, const char *name, double *out)
+int
+kp_rules_raw(struct ctx *c, const char *name, double *out)
 {
 	if (strncmp(name, "stalls.", 7) == 0)
-		return num(json_object_get(c->stalls, name + 7), out);
-	if (num(json_object_get(c->summary, name), out) == 0)
+		return kp_rules_num(json_object_get(c->stalls, name + 7), out);
+	if (kp_rules_num(json_object_get(c->summary, name), out) == 0)
 		return 0;
 	/*
 	 * Only a ncu metric ("unit__...") or a details-page key ("Section/Name")
@@ -163,17 +153,17 @@ raw_value(struct ctx *c, const char *name, double *out)
 	if (c->partial && json_object_get(c->metrics, name) == NULL && !kp_key_metric(name) &&
 	    (strstr(name, "__") != NULL || strchr(name, '/') != NULL))
 		c->missed = 1;
-	return num(json_object_get(c->metrics, name), out);
+	return kp_rules_num(json_object_get(c->metrics, name), out);
 }
 
 /* The value of a rule's metric name; recorded in metrics_used when present. */
-static int
-value(struct ctx *c, const char *name, double *out)
+int
+kp_rules_value(struct ctx *c, const char *name, double *out)
 {
 	int rc;
 
 	if (!derive(c, name, out, &rc))
-		rc = raw_value(c, name, out);
+		rc = kp_rules_raw(c, name, out);
 	if (rc == 0 && c->used != NULL)
 		json_object_set_new(c->used, name, json_real(*out));
 	return rc;
@@ -247,7 +237,11 @@ render(struct ctx *c, const char *t)
 			o = t + 1;
 			memcpy(name, o, (size_t)(e - o));
 			name[e - o] = '\0';
-			if (value(c, name, &v) == 0)
+			const char *words = kp_rules_derive_text(c, name);
+
+			if (words != NULL)
+				snprintf(val, sizeof(val), "%s", words);
+			else if (kp_rules_value(c, name, &v) == 0)
 				fmtnum(val, sizeof(val), v);
 			else
 				snprintf(val, sizeof(val), "n/a");
@@ -286,8 +280,11 @@ derived_inputs(const char *name)
 		{ "global_load_sectors_per_request", " (l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum, l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum)" },
 		{ "threads_per_inst", " (smsp__thread_inst_executed_per_inst_executed.ratio)" },
 	};
+	const char *more = kp_rules_derive_inputs(name);
 	size_t i;
 
+	if (more != NULL)
+		return more;
 	if (strncmp(name, "stall_share.", 12) == 0)
 		return " (summary stalls)";
 	for (i = 0; i < sizeof(d) / sizeof(d[0]); i++)
@@ -299,30 +296,94 @@ derived_inputs(const char *name)
 struct fired {
 	size_t rule;
 	double score;
-	json_t *evidence;
+	double rank;		/* estimated gain in %, causes raised above symptoms */
+	double gain;		/* estimated gain, a fraction; -1 when none */
+	const char *gain_basis;
+	int demoted;		/* at the kernel's roofline, against its design */
+	json_t *evidence, *measured, *missing, *disagree;
 };
+
+/* Where a rule tests both a metric and its source-page twin ("X" and
+ * "src.X") and the two disagree, say so. */
+static json_t *
+disagreement(struct ctx *c, const struct kp_rule *r)
+{
+	const struct kp_cond *all[2] = { r->all, r->any };
+	size_t nall[2] = { r->nall, r->nany }, i, j, a, b;
+	double v, w;
+	char buf[512], x[32], y[32];
+
+	for (a = 0; a < 2; a++)
+		for (i = 0; i < nall[a]; i++)
+			for (b = 0; b < 2; b++)
+				for (j = 0; j < nall[b]; j++) {
+					const struct kp_cond *k = &all[a][i], *t = &all[b][j];
+
+					if (strncmp(t->metric, "src.", 4) != 0 ||
+					    strcmp(t->metric + 4, k->metric) != 0 ||
+					    kp_rules_value(c, k->metric, &v) != 0 ||
+					    kp_rules_value(c, t->metric, &w) != 0 ||
+					    holds(k, v) == holds(t, w))
+						continue;
+					fmtnum(x, sizeof(x), v);
+					fmtnum(y, sizeof(y), w);
+					snprintf(buf, sizeof(buf), "the sections say %s = %s, the "
+					    "source page says %s = %s (threshold %s %g): they disagree",
+					    k->metric, x, t->metric, y, kp_op_name(k->op), k->value);
+					return json_string(buf);
+				}
+	return NULL;
+}
+
+static void
+note_metric(json_t *arr, const char *name)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(arr, i, v)
+		if (strcmp(json_string_value(v), name) == 0)
+			return;
+	json_array_append_new(arr, json_string(name));
+}
+
+static void
+fired_free(struct fired *f)
+{
+	json_decref(f->evidence);
+	json_decref(f->measured);
+	json_decref(f->missing);
+	json_decref(f->disagree);
+	f->evidence = f->measured = f->missing = f->disagree = NULL;
+}
 
 /*
  * Evaluate one rule: 1 fired (f filled), 0 did not, -1 not evaluated (a needed
- * metric is absent; *missing names it).
+ * metric is absent; *missing names it), 2 did not fire on the conditions that
+ * were measured while another could not be (*missing names it).
  */
 static int
 eval_rule(struct ctx *c, const struct kp_rule *r, struct fired *f, const char **missing)
 {
 	double v, ex = 0;
 	size_t i, nheld = 0;
-	int anyheld = 0, anymissing = 0;
+	int anyheld = 0, anymissing = 0, anymeasured = 0;
 	const char *miss = NULL;
 
 	f->evidence = json_array();
+	f->measured = json_array();
+	f->missing = json_array();
+	f->disagree = NULL;
 	for (i = 0; i < r->nall; i++) {
-		if (value(c, r->all[i].metric, &v) == -1) {
+		if (kp_rules_value(c, r->all[i].metric, &v) == -1) {
 			if (miss == NULL)
 				miss = r->all[i].metric;
+			note_metric(f->missing, r->all[i].metric);
 			continue;
 		}
+		note_metric(f->measured, r->all[i].metric);
 		if (!holds(&r->all[i], v)) {
-			json_decref(f->evidence);
+			fired_free(f);
 			return 0;	/* false on real data: evaluated, not fired */
 		}
 		json_array_append_new(f->evidence, evidence_item(&r->all[i], v));
@@ -330,12 +391,15 @@ eval_rule(struct ctx *c, const struct kp_rule *r, struct fired *f, const char **
 		nheld++;
 	}
 	for (i = 0; i < r->nany; i++) {
-		if (value(c, r->any[i].metric, &v) == -1) {
+		if (kp_rules_value(c, r->any[i].metric, &v) == -1) {
 			if (!anymissing && miss == NULL)
 				miss = r->any[i].metric;
 			anymissing = 1;
+			note_metric(f->missing, r->any[i].metric);
 			continue;
 		}
+		note_metric(f->measured, r->any[i].metric);
+		anymeasured = 1;
 		if (holds(&r->any[i], v)) {
 			json_array_append_new(f->evidence, evidence_item(&r->any[i], v));
 			ex += excess(&r->any[i], v);
@@ -343,16 +407,29 @@ eval_rule(struct ctx *c, const struct kp_rule *r, struct fired *f, const char **
 			anyheld = 1;
 		}
 	}
-	if (nheld < r->nall || (r->nany > 0 && !anyheld && anymissing)) {
+	if (nheld < r->nall || (r->nany > 0 && !anyheld && !anymeasured)) {
 		/* An all-condition, or every any-condition that could hold, is missing. */
-		json_decref(f->evidence);
+		fired_free(f);
 		*missing = miss;
 		return -1;
 	}
 	if (r->nany > 0 && !anyheld) {
-		json_decref(f->evidence);
-		return 0;
+		/* Measured and false where measured; a condition could not be
+		 * measured: said under "partially_evaluated". */
+		if (anymissing)
+			*missing = miss;
+		fired_free(f);
+		return anymissing ? 2 : 0;
 	}
+	f->disagree = disagreement(c, r);
+	f->gain = -1;
+	f->gain_basis = NULL;
+	for (i = 0; i < r->ngain; i++)
+		if (kp_rules_value(c, r->gain[i], &v) == 0) {
+			f->gain = v < 0 ? 0 : v > 1 ? 1 : v;
+			f->gain_basis = r->gain[i];
+			break;
+		}
 	{
 		static const double sevf[] = { 1.0, 0.75, 0.5 };
 		f->score = r->weight * sevf[r->severity] * (1 + (nheld ? ex / nheld : 0));
@@ -365,6 +442,8 @@ by_score(const void *a, const void *b)
 {
 	const struct fired *x = a, *y = b;
 
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? 1 : -1;
 	if (x->score != y->score)
 		return x->score < y->score ? 1 : -1;
 	return x->rule < y->rule ? -1 : x->rule > y->rule;
@@ -385,8 +464,12 @@ apply_outranks(struct kp_rules *r, struct fired *f, size_t nf)
 			for (k = 0; k < a->noutranks; k++)
 				for (j = 0; j < nf; j++)
 					if (f[j].rule == a->outranks[k] &&
-					    f[i].score < f[j].score + 1) {
-						f[i].score = f[j].score + 1;
+					    (f[i].rank < f[j].rank + 0.01 ||
+					    f[i].score < f[j].score + 1)) {
+						if (f[i].rank < f[j].rank + 0.01)
+							f[i].rank = f[j].rank + 0.01;
+						if (f[i].score < f[j].score + 1)
+							f[i].score = f[j].score + 1;
 						changed = 1;
 					}
 		}
@@ -416,12 +499,65 @@ finding(struct ctx *c, struct kp_rules *r, struct fired *f, json_t *hotspots)
 
 	for (i = 0; i < rule->nactions; i++)
 		json_array_append_new(acts, json_string(rule->actions[i]));
-	o = json_pack("{s:s, s:s, s:f, s:o, s:o, s:o, s:o}", "class", rule->id,
-	    "severity", kp_sev_name(rule->severity), "score", round(f->score * 100) / 100,
+	o = json_pack("{s:s, s:s, s:f, s:o, s:o, s:o, s:o, s:o, s:o}", "class", rule->id,
+	    "severity", f->demoted ? "low" : kp_sev_name(rule->severity),
+	    "score", round(f->score * 100) / 100,
 	    "evidence", f->evidence, "text", render(c, rule->evidence),
-	    "hotspots", hotspots_of(hotspots, rule->id), "next_actions", acts);
-	f->evidence = NULL;	/* stolen */
+	    "hotspots", hotspots_of(hotspots, rule->id), "next_actions", acts,
+	    "measured", f->measured, "missing", f->missing);
+	if (f->gain >= 0) {
+		json_object_set_new(o, "estimated_gain_pct", json_real(round(f->gain * 1000) / 10));
+		json_object_set_new(o, "gain_basis", json_string(f->gain_basis));
+	}
+	if (f->demoted)
+		json_object_set_new(o, "at_roofline_demoted", json_true());
+	if (f->disagree != NULL)
+		json_object_set_new(o, "disagreement", f->disagree);
+	f->evidence = f->measured = f->missing = f->disagree = NULL;	/* stolen */
 	return o;
+}
+
+/* Whether the kernel runs a unit at its roofline; *pct and *unit name the busiest. */
+static int
+roofline(struct ctx *c, struct kp_rules *r, double *pct, const char **unit)
+{
+	int rc;
+
+	if (kp_rules_derive_more(c, "busiest_unit_pct", pct, &rc) == 0 || rc != 0)
+		return 0;
+	*unit = kp_rules_derive_text(c, "busiest_unit");
+	return *pct >= r->roofline_pct;
+}
+
+/* ncu's guided analysis beside kp's: its top rule by estimated speedup, the
+ * class that rule names, and whether kp's primary agrees. */
+static void
+ncu_compare(struct kp_rules *r, json_t *out, const char *primary)
+{
+	json_t *top = json_array_get(r->ncu_rules, 0), *o = json_object(), *list = json_array();
+	const char *rule = json_string_value(json_object_get(top, "rule"));
+	const char *cls = rule != NULL ? json_string_value(json_object_get(r->ncu_map, rule)) : NULL;
+	char buf[512];
+	size_t i;
+
+	for (i = 0; i < json_array_size(r->ncu_rules) && i < 5; i++)
+		json_array_append(list, json_array_get(r->ncu_rules, i));
+	json_object_set_new(o, "rules", list);
+	json_object_set_new(o, "top_rule", rule != NULL ? json_string(rule) : json_null());
+	json_object_set_new(o, "top_rule_class", cls != NULL ? json_string(cls) : json_null());
+	if (rule == NULL)
+		snprintf(buf, sizeof(buf), "ncu reported no rule results");
+	else if (cls != NULL && primary != NULL && strcmp(cls, primary) == 0)
+		snprintf(buf, sizeof(buf), "ncu's top rule %s (estimated speedup %.1f %%) names "
+		    "the same problem as kp (%s)", rule, json_number_value(json_object_get(top,
+		    "estimated_speedup_pct")), primary);
+	else
+		snprintf(buf, sizeof(buf), "ncu's top rule %s (estimated speedup %.1f %%%s%s) "
+		    "differs from kp's primary %s", rule, json_number_value(json_object_get(top,
+		    "estimated_speedup_pct")), cls ? ", class " : "", cls ? cls : "",
+		    primary ? primary : "(none)");
+	json_object_set_new(o, "agreement", json_string(buf));
+	json_object_set_new(out, "ncu", o);
 }
 
 static json_t *
@@ -430,8 +566,10 @@ decide(struct kp_rules *r, json_t *kernel, json_t *hotspots, int *missed, struct
 	struct ctx c;
 	struct fired *f;
 	size_t nf = 0, i;
-	json_t *out, *findings, *noteval, *name;
-	const char *missing;
+	json_t *out, *findings, *noteval, *partial, *name;
+	const char *missing, *unit = NULL;
+	double unit_pct = 0;
+	int roof;
 
 	if (!json_is_object(kernel) || !json_is_object(json_object_get(kernel, "summary"))) {
 		kp_errf(err, KP_EXIT_DATA, "kernel object without a \"summary\"");
@@ -443,6 +581,7 @@ decide(struct kp_rules *r, json_t *kernel, json_t *hotspots, int *missed, struct
 	c.stalls = json_object_get(c.summary, "stalls");
 	c.metrics = json_object_get(kernel, "metrics");
 	c.partial = kp_summary_partial(kernel);
+	c.src = r->src;
 	c.used = json_object();
 	if ((f = calloc(r->nrules, sizeof(*f))) == NULL) {
 		json_decref(c.used);
@@ -451,17 +590,36 @@ decide(struct kp_rules *r, json_t *kernel, json_t *hotspots, int *missed, struct
 	}
 	findings = json_array();
 	noteval = json_array();
+	partial = json_array();
 	for (i = 0; i < r->nrules; i++) {
 		int rc = eval_rule(&c, &r->rules[i], &f[nf], &missing);
 		char why[512];
 
 		if (rc == 1)
 			f[nf++].rule = i;
-		else if (rc == -1) {
+		else if (rc == 2) {
+			snprintf(why, sizeof(why), "did not fire on what was measured; not "
+			    "measured: %s%s", missing, derived_inputs(missing));
+			json_array_append_new(partial, json_pack("{s:s, s:s}", "class",
+			    r->rules[i].id, "reason", why));
+		} else if (rc == -1) {
 			snprintf(why, sizeof(why), "missing %s%s", missing, derived_inputs(missing));
 			json_array_append_new(noteval, json_pack("{s:s, s:s}", "class",
 			    r->rules[i].id, "reason", why));
 		}
+	}
+	roof = roofline(&c, r, &unit_pct, &unit);
+	for (i = 0; i < nf; i++) {
+		f[i].demoted = roof && !r->rules[f[i].rule].keep_at_roofline;
+		if (f[i].demoted) {
+			double cap = 1 - unit_pct / 100;
+
+			if (f[i].gain < 0 || f[i].gain > cap) {
+				f[i].gain = cap < 0 ? 0 : cap;
+				f[i].gain_basis = "busiest_unit_pct";
+			}
+		}
+		f[i].rank = f[i].gain >= 0 ? f[i].gain * 100 : 0;
 	}
 	apply_outranks(r, f, nf);
 	qsort(f, nf, sizeof(*f), by_score);
@@ -472,6 +630,22 @@ decide(struct kp_rules *r, json_t *kernel, json_t *hotspots, int *missed, struct
 	    "kernel", name ? name : json_null(),
 	    "primary", nf > 0 ? json_string(r->rules[f[0].rule].id) : json_null(),
 	    "findings", findings, "not_evaluated", noteval, "metrics_used", c.used);
+	if (out != NULL)
+		json_object_set_new(out, "partially_evaluated", partial);
+	else
+		json_decref(partial);
+	if (out != NULL && unit != NULL) {
+		json_object_set_new(out, "busiest_unit", json_pack("{s:s, s:f}", "unit", unit,
+		    "pct", round(unit_pct * 10) / 10));
+		json_object_set_new(out, "at_roofline", roof ? json_pack("{s:s, s:f, s:f}",
+		    "unit", unit, "pct", round(unit_pct * 10) / 10, "threshold_pct",
+		    r->roofline_pct) : json_null());
+	}
+	if (out != NULL)
+		json_object_set_new(out, "source_page", c.src != NULL ?
+		    json_string(json_string_value(json_object_get(c.src, "view"))) : json_null());
+	if (out != NULL && r->ncu_rules != NULL)
+		ncu_compare(r, out, nf > 0 ? r->rules[f[0].rule].id : NULL);
 	free(f);
 	if (out == NULL)
 		kp_errf(err, KP_EXIT_DATA, "out of memory");
@@ -507,7 +681,7 @@ kp_rules_decide_summary(struct kp_rules *r, json_t *summary, const char *summary
 static int
 sumval(json_t *kernel, const char *key, double *out)
 {
-	return num(json_object_get(json_object_get(kernel, "summary"), key), out);
+	return kp_rules_num(json_object_get(json_object_get(kernel, "summary"), key), out);
 }
 
 const char *

@@ -3,6 +3,8 @@
 #ifndef KP_RULES_INT_H
 #define KP_RULES_INT_H
 
+#include <jansson.h>
+
 enum kp_op { KP_OP_GT, KP_OP_GE, KP_OP_LT, KP_OP_LE, KP_OP_EQ, KP_OP_NE };
 enum kp_sev { KP_SEV_HIGH, KP_SEV_MEDIUM, KP_SEV_LOW };
 
@@ -23,6 +25,10 @@ struct kp_rule {
 	size_t nactions;
 	size_t *outranks;	/* indexes of rules (classes) this one explains */
 	size_t noutranks;
+	char **gain;		/* metrics (fractions of time) whose first present one is
+				 * the finding's estimated gain */
+	size_t ngain;
+	int keep_at_roofline;	/* at_roofline: keep (else demote) */
 	int line;
 };
 
@@ -35,9 +41,39 @@ struct kp_followup {
 struct kp_rules {
 	char *path;
 	struct kp_followup fu;
+	double roofline_pct;	/* a unit at or above this is the kernel's roofline */
+	json_t *src;		/* borrowed: source evidence for the next decisions */
+	json_t *ncu_rules;	/* borrowed: ncu's guided-analysis results */
+	json_t *ncu_map;	/* ncu rule name -> kp class (owned) */
 	struct kp_rule *rules;
 	size_t nrules;
 };
+
+/* The evaluation context of one kernel (rules_eval.c, rules_derive.c). */
+struct ctx {
+	json_t *kernel, *summary, *stalls, *metrics;
+	json_t *src;		/* source evidence (kp-source-evidence/1) or NULL */
+	json_t *used;		/* metrics_used */
+	int partial;		/* metrics is the short map (kp_summary_partial) */
+	int missed;		/* a look-up missed in the short map */
+	double stall_sum;
+	int have_stall_sum;
+	int specs_tried;
+	double specs_sm;	/* SM count from gpu_specs.yaml, 0 if unknown */
+};
+
+int kp_rules_num(json_t *j, double *out);
+/* A summary key, "stalls.<reason>" or an ncu metric of the kernel; 0 or -1. */
+int kp_rules_raw(struct ctx *c, const char *name, double *out);
+/* Any metric name a rule may use (derived ones too), recorded in metrics_used. */
+int kp_rules_value(struct ctx *c, const char *name, double *out);
+/* rules_derive.c: the pipe, unit, source-page and gain quantities; 1 when name
+ * is one of them (*rc 0 present, -1 absent), else 0. */
+int kp_rules_derive_more(struct ctx *c, const char *name, double *out, int *rc);
+/* The words for a text placeholder ({busiest_pipe}, {busiest_unit}), or NULL. */
+const char *kp_rules_derive_text(struct ctx *c, const char *name);
+/* The inputs of a derived quantity of rules_derive.c, for "missing ..." texts. */
+const char *kp_rules_derive_inputs(const char *name);
 
 extern const char *const kp_rule_classes[];	/* NULL-terminated taxonomy */
 const char *kp_op_name(enum kp_op op);

@@ -17,7 +17,7 @@
 
 /*
  * ncu metrics that kp reads besides the summary keys' sources: the derived
- * quantities of rules_eval.c and the metrics the shipped rules name
+ * quantities of rules_eval.c and rules_derive.c and the metrics the shipped rules name
  * (references/rules/bottleneck_rules.yaml; tests/cli/decide-short-summary
  * checks that a decision never needs metrics_all.json on the captures).
  * Sorted for bsearch.
@@ -26,10 +26,42 @@ static const char *const read_by_kp[] = {
 	"device__attribute_multiprocessor_count",
 	"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
 	"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+	"l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum",
 	"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+	"l1tex__t_requests_pipe_lsu_mem_global_op_red.sum",
+	"l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+	"l1tex__t_requests_pipe_lsu_mem_local_op_ld.sum",
+	"l1tex__t_requests_pipe_lsu_mem_local_op_st.sum",
 	"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+	"lts__d_atomic_input_cycles_active.avg.pct_of_peak_sustained_elapsed",
+	"lts__d_atomic_input_cycles_active.max.pct_of_peak_sustained_elapsed",
+	"sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active",
+	"sm__inst_executed_pipe_cbu.avg.pct_of_peak_sustained_active",
+	"sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active",
 	"sm__inst_executed_pipe_fma_type_fp16.avg.pct_of_peak_sustained_active",
+	"sm__inst_executed_pipe_fma_type_fp16.avg.pct_of_peak_sustained_elapsed",
+	"sm__inst_executed_pipe_fp64.avg.pct_of_peak_sustained_active",
+	"sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active",
+	"sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_elapsed",
 	"sm__inst_executed_pipe_tensor_op_hmma.avg.pct_of_peak_sustained_active",
+	"sm__inst_executed_pipe_uniform.avg.pct_of_peak_sustained_active",
+	"sm__inst_executed_pipe_uniform.avg.pct_of_peak_sustained_elapsed",
+	"sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active",
+	"sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_elapsed",
+	"sm__inst_issued.avg.pct_of_peak_sustained_elapsed",
+	"sm__issue_active.avg.pct_of_peak_sustained_elapsed",
+	"sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active",
+	"sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_elapsed",
+	"sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
+	"sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_elapsed",
+	"sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active",
+	"sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_elapsed",
+	"sm__pipe_shared_cycles_active.avg.pct_of_peak_sustained_active",
+	"sm__pipe_shared_cycles_active.avg.pct_of_peak_sustained_elapsed",
+	"sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
+	"sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed",
+	"smsp__inst_executed.sum",
+	"smsp__issue_active.avg.pct_of_peak_sustained_active",
 	"smsp__thread_inst_executed_per_inst_executed.ratio",
 	"smsp__warps_eligible.avg.per_cycle_active",
 };

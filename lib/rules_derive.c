@@ -1,0 +1,356 @@
+/*
+ * rules_derive.c: the quantities kp-decide's rules reason with beyond plain
+ * metrics: each execution pipe's utilisation and the busiest one, the busiest
+ * unit of the whole GPU (for the roofline), what the source page says (stall
+ * shares, active threads, wasted sectors and wavefronts, instruction kinds),
+ * and the shares of time a finding could win back (its estimated gain).
+ * Every quantity names the metrics it is made of (kp_rules_derive_inputs), so
+ * a rule that cannot be evaluated says what was not measured.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kp.h"
+#include "rules_int.h"
+
+/* The execution pipes, each with its metrics in order of preference (the
+ * active-cycle figure of the compute sections, then basic's elapsed one). */
+static const struct pipe {
+	const char *id, *label;
+	const char *m[3];
+	int busiest;	/* a candidate for the busiest pipe */
+} pipes[] = {
+	{ "fma", "FMA (FP32)", { "sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active",
+	    "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
+	    "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_elapsed" }, 1 },
+	{ "alu", "ALU (integer, logic, conversions)", {
+	    "sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active",
+	    "sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active",
+	    "sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_elapsed" }, 1 },
+	{ "fp64", "FP64", { "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active",
+	    "sm__inst_executed_pipe_fp64.avg.pct_of_peak_sustained_active",
+	    "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_elapsed" }, 1 },
+	{ "tensor", "tensor", { "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
+	    "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed",
+	    "tensor_pipe_pct" }, 1 },
+	{ "xu", "XU (transcendentals, conversions)", {
+	    "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active",
+	    "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_elapsed", NULL }, 1 },
+	{ "lsu", "LSU (load/store issue)", {
+	    "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active",
+	    "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_elapsed", NULL }, 1 },
+	{ "uniform", "uniform", { "sm__inst_executed_pipe_uniform.avg.pct_of_peak_sustained_active",
+	    "sm__inst_executed_pipe_uniform.avg.pct_of_peak_sustained_elapsed", NULL }, 1 },
+	{ "cbu", "CBU (branches)", { "sm__inst_executed_pipe_cbu.avg.pct_of_peak_sustained_active",
+	    NULL, NULL }, 1 },
+	{ "fp16", "FMA pipe, fp16 instructions", {
+	    "sm__inst_executed_pipe_fma_type_fp16.avg.pct_of_peak_sustained_active",
+	    "sm__inst_executed_pipe_fma_type_fp16.avg.pct_of_peak_sustained_elapsed", NULL }, 0 },
+	{ "shared", "FP64/tensor shared pipe", {
+	    "sm__pipe_shared_cycles_active.avg.pct_of_peak_sustained_active",
+	    "sm__pipe_shared_cycles_active.avg.pct_of_peak_sustained_elapsed", NULL }, 0 },
+};
+#define NPIPES (sizeof(pipes) / sizeof(pipes[0]))
+
+static const char *const issue_m[] = { "smsp__issue_active.avg.pct_of_peak_sustained_active",
+	"sm__issue_active.avg.pct_of_peak_sustained_elapsed",
+	"sm__inst_issued.avg.pct_of_peak_sustained_elapsed", NULL };
+
+static int
+first(struct ctx *c, const char *const *m, size_t n, double *out)
+{
+	size_t i;
+
+	for (i = 0; i < n && m[i] != NULL; i++)
+		if (kp_rules_raw(c, m[i], out) == 0)
+			return 0;
+	return -1;
+}
+
+static int
+pipe_pct(struct ctx *c, const struct pipe *p, double *out)
+{
+	return first(c, p->m, 3, out);
+}
+
+static const struct pipe *
+busiest_pipe(struct ctx *c, double *out)
+{
+	const struct pipe *best = NULL;
+	double v;
+	size_t i;
+
+	for (i = 0; i < NPIPES; i++)
+		if (pipes[i].busiest && pipe_pct(c, &pipes[i], &v) == 0 &&
+		    (best == NULL || v > *out)) {
+			best = &pipes[i];
+			*out = v;
+		}
+	return best;
+}
+
+/* The busiest unit of the GPU: a memory level, a pipe or the issue slots. */
+static const char *
+busiest_unit(struct ctx *c, double *out)
+{
+	static const struct { const char *key, *label; } mem[] = {
+		{ "dram_throughput_pct", "DRAM" }, { "l2_throughput_pct", "L2" },
+		{ "l1tex_throughput_pct", "L1/TEX (and shared memory)" },
+	};
+	const struct pipe *p;
+	const char *best = NULL;
+	double v;
+	size_t i;
+
+	for (i = 0; i < sizeof(mem) / sizeof(mem[0]); i++)
+		if (kp_rules_raw(c, mem[i].key, &v) == 0 && (best == NULL || v > *out)) {
+			best = mem[i].label;
+			*out = v;
+		}
+	if ((p = busiest_pipe(c, &v)) != NULL && (best == NULL || v > *out)) {
+		best = p->label;
+		*out = v;
+	}
+	if (first(c, issue_m, 3, &v) == 0 && (best == NULL || v > *out)) {
+		best = "issue slots";
+		*out = v;
+	}
+	return best;
+}
+
+static int
+src_num(struct ctx *c, const char *key, double *out)
+{
+	return c->src != NULL ? kp_rules_num(json_object_get(c->src, key), out) : -1;
+}
+
+static int
+src_share(struct ctx *c, const char *map, const char *key, double *out)
+{
+	double n, tot;
+
+	if (src_num(c, "samples", &tot) != 0 || tot <= 0)
+		return -1;
+	if (kp_rules_num(json_object_get(json_object_get(c->src, map), key), &n) != 0)
+		n = 0;	/* a reason or kind the page never sampled */
+	*out = n / tot;
+	return 0;
+}
+
+static int
+src_ratio(struct ctx *c, const char *a, const char *b, double *out)
+{
+	double x, y;
+
+	if (src_num(c, a, &x) != 0 || src_num(c, b, &y) != 0 || y <= 0)
+		return -1;
+	*out = x / y;
+	return 0;
+}
+
+static int
+sum_of(struct ctx *c, const char *const *m, double *out)
+{
+	double v;
+	int have = 0;
+
+	*out = 0;
+	for (; *m != NULL; m++)
+		if (kp_rules_raw(c, *m, &v) == 0) {
+			*out += v;
+			have = 1;
+		}
+	return have ? 0 : -1;
+}
+
+static double
+clamp01(double v)
+{
+	return v < 0 ? 0 : v > 1 ? 1 : v;
+}
+
+/* The stall reason with the largest share: the sections' figures, else the
+ * source page's samples.  *out gets its share of all reasons. */
+static const char *
+top_stall(struct ctx *c, double *out)
+{
+	static char best[64];
+	const char *k;
+	json_t *v, *map = c->stalls;
+	double sum = 0, max = -1;
+
+	if (!json_is_object(map) || json_object_size(map) == 0)
+		map = c->src != NULL ? json_object_get(c->src, "stall_samples") : NULL;
+	if (!json_is_object(map))
+		return NULL;
+	json_object_foreach(map, k, v)
+		if (json_is_number(v) && strcmp(k, "selected") != 0) {
+			sum += json_number_value(v);
+			if (json_number_value(v) > max) {
+				max = json_number_value(v);
+				snprintf(best, sizeof(best), "%s", k);
+			}
+		}
+	if (max < 0 || sum <= 0)
+		return NULL;
+	*out = max / sum;
+	return best;
+}
+
+int
+kp_rules_derive_more(struct ctx *c, const char *name, double *out, int *rc)
+{
+	static const char *const atomreq[] = { "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum",
+		"l1tex__t_requests_pipe_lsu_mem_global_op_red.sum", NULL };
+	static const char *const allreq[] = { "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+		"l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+		"l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum",
+		"l1tex__t_requests_pipe_lsu_mem_global_op_red.sum", NULL };
+	static const char *const localreq[] = { "l1tex__t_requests_pipe_lsu_mem_local_op_ld.sum",
+		"l1tex__t_requests_pipe_lsu_mem_local_op_st.sum", NULL };
+	double a, b;
+	size_t i;
+
+	*rc = -1;
+	if (strncmp(name, "pipe.", 5) == 0) {
+		for (i = 0; i < NPIPES; i++)
+			if (strcmp(pipes[i].id, name + 5) == 0)
+				*rc = pipe_pct(c, &pipes[i], out);
+	} else if (strcmp(name, "busiest_pipe_pct") == 0) {
+		*rc = busiest_pipe(c, out) != NULL ? 0 : -1;
+	} else if (strcmp(name, "issue_active_pct") == 0) {
+		*rc = first(c, issue_m, 3, out);
+	} else if (strcmp(name, "busiest_unit_pct") == 0) {
+		*rc = busiest_unit(c, out) != NULL ? 0 : -1;
+	} else if (strncmp(name, "frac.", 5) == 0) {
+		if (kp_rules_value(c, name + 5, &a) == 0)
+			*out = clamp01(a / 100), *rc = 0;
+	} else if (strncmp(name, "src.stall_share.", 16) == 0) {
+		*rc = src_share(c, "stall_samples", name + 16, out);
+	} else if (strncmp(name, "src.kind_share.", 15) == 0) {
+		*rc = src_share(c, "kind_samples", name + 15, out);
+	} else if (strcmp(name, "src.unattributed_share") == 0) {
+		*rc = src_ratio(c, "unattributed_samples", "samples", out);
+	} else if (strcmp(name, "src.threads_per_inst") == 0) {
+		*rc = src_num(c, "threads_per_inst", out);
+	} else if (strcmp(name, "src.shared_excess") == 0) {
+		*rc = src_ratio(c, "shared_wavefronts", "shared_wavefronts_ideal", out);
+	} else if (strcmp(name, "src.sector_excess") == 0) {
+		*rc = src_ratio(c, "global_sectors", "global_sectors_ideal", out);
+	} else if (strncmp(name, "any_stall_share.", 16) == 0) {
+		char key[96];
+
+		snprintf(key, sizeof(key), "stall_share.%s", name + 16);
+		if ((*rc = kp_rules_value(c, key, out)) != 0) {
+			snprintf(key, sizeof(key), "src.stall_share.%s", name + 16);
+			*rc = kp_rules_value(c, key, out);
+		}
+	} else if (strcmp(name, "lanes_idle_share") == 0) {
+		if (kp_rules_value(c, "threads_per_inst", &a) == 0 ||
+		    kp_rules_value(c, "src.threads_per_inst", &a) == 0)
+			*out = clamp01(1 - a / 32), *rc = 0;
+	} else if (strcmp(name, "sectors_wasted_share") == 0) {
+		if (kp_rules_value(c, "src.sector_excess", &a) == 0 && a > 0)
+			*out = clamp01(1 - 1 / a), *rc = 0;
+		else if (kp_rules_value(c, "global_load_sectors_per_request", &a) == 0 && a > 0)
+			*out = clamp01(1 - 16 / a), *rc = 0;	/* 16-byte loads: the least waste */
+	} else if (strcmp(name, "bank_conflict_share") == 0) {
+		if (kp_rules_value(c, "src.shared_excess", &a) == 0 && a > 0)
+			*out = clamp01(1 - 1 / a), *rc = 0;
+		else
+			*rc = kp_rules_value(c, "shared_conflict_share", out);
+	} else if (strcmp(name, "idle_sm_share") == 0) {
+		if (kp_rules_value(c, "blocks_per_sm", &a) == 0) {
+			*out = clamp01(1 - a);
+			if (kp_rules_value(c, "waves_per_sm", &b) == 0 && clamp01(1 - b) > *out)
+				*out = clamp01(1 - b);
+			*rc = 0;
+		}
+	} else if (strcmp(name, "atomic_request_share") == 0) {
+		if (sum_of(c, atomreq, &a) == 0 && sum_of(c, allreq, &b) == 0 && b > 0)
+			*out = a / b, *rc = 0;
+	} else if (strcmp(name, "atomic_inst_share") == 0) {
+		if (sum_of(c, atomreq, &a) == 0 &&
+		    kp_rules_raw(c, "smsp__inst_executed.sum", &b) == 0 && b > 0)
+			*out = a / b, *rc = 0;
+	} else if (strcmp(name, "l2_atomic_imbalance") == 0) {
+		if (kp_rules_raw(c, "lts__d_atomic_input_cycles_active.max.pct_of_peak_sustained_elapsed", &a) == 0 &&
+		    kp_rules_raw(c, "lts__d_atomic_input_cycles_active.avg.pct_of_peak_sustained_elapsed", &b) == 0)
+			*out = b > 0 ? a / b : (a > 0 ? 1000 : 1), *rc = 0;
+	} else if (strcmp(name, "local_request_share") == 0) {
+		if (sum_of(c, localreq, &a) == 0 && sum_of(c, allreq, &b) == 0 && a + b > 0)
+			*out = a / (a + b), *rc = 0;
+	} else if (strcmp(name, "memory_busiest_pct") == 0) {
+		int hd = kp_rules_raw(c, "dram_throughput_pct", &a) == 0;
+		int hl = kp_rules_raw(c, "l2_throughput_pct", &b) == 0;
+
+		if (hd || hl)
+			*out = hd && hl ? (a > b ? a : b) : hd ? a : b, *rc = 0;
+	} else if (strcmp(name, "compute_busy_pct") == 0) {
+		int hp = busiest_pipe(c, &a) != NULL, hi = first(c, issue_m, 3, &b) == 0;
+
+		if (hp || hi)
+			*out = hp && hi ? (a > b ? a : b) : hp ? a : b, *rc = 0;
+	} else if (strcmp(name, "top_stall_share") == 0) {
+		*rc = top_stall(c, out) != NULL ? 0 : -1;
+	} else if (strcmp(name, "occupancy_headroom") == 0) {
+		if (kp_rules_value(c, "theoretical_occupancy_pct", &a) == 0)
+			*out = clamp01(1 - a / 100), *rc = 0;
+	} else
+		return 0;
+	return 1;
+}
+
+const char *
+kp_rules_derive_text(struct ctx *c, const char *name)
+{
+	const struct pipe *p;
+	double v;
+
+	if (strcmp(name, "busiest_pipe") == 0)
+		return (p = busiest_pipe(c, &v)) != NULL ? p->label : "n/a";
+	if (strcmp(name, "top_stall") == 0) {
+		const char *t = top_stall(c, &v);
+		return t != NULL ? t : "n/a";
+	}
+	if (strcmp(name, "busiest_unit") == 0) {
+		const char *u = busiest_unit(c, &v);
+		return u != NULL ? u : "n/a";
+	}
+	return NULL;
+}
+
+const char *
+kp_rules_derive_inputs(const char *name)
+{
+	static const char *const d[][2] = {
+		{ "pipe.", " (the pipe's sm__inst_executed_pipe_* or sm__pipe_*_cycles_active)" },
+		{ "busiest_pipe_pct", " (sm__inst_executed_pipe_* / sm__pipe_*_cycles_active)" },
+		{ "issue_active_pct", " (smsp__issue_active, sm__issue_active)" },
+		{ "busiest_unit_pct", " (DRAM, L2, L1 throughput, pipes, issue slots)" },
+		{ "src.", " (the source page, kp-hotspots' source_evidence.json)" },
+		{ "any_stall_share.", " (summary stalls or the source page)" },
+		{ "lanes_idle_share", " (threads per instruction, section or source page)" },
+		{ "sectors_wasted_share", " (the source page's L2 sectors vs ideal, or sectors per request)" },
+		{ "bank_conflict_share", " (the source page's shared wavefronts vs ideal, or bank conflicts)" },
+		{ "idle_sm_share", " (grid_size, sm_count, waves)" },
+		{ "atomic_request_share", " (l1tex__t_requests_pipe_lsu_mem_global_op_{ld,st,atom,red}.sum)" },
+		{ "atomic_inst_share", " (l1tex__t_requests_pipe_lsu_mem_global_op_{atom,red}.sum, smsp__inst_executed.sum)" },
+		{ "l2_atomic_imbalance", " (lts__d_atomic_input_cycles_active .max and .avg)" },
+		{ "local_request_share", " (l1tex__t_requests_pipe_lsu_mem_local_op_{ld,st}.sum)" },
+		{ "occupancy_headroom", " (theoretical_occupancy_pct)" },
+		{ "memory_busiest_pct", " (dram_throughput_pct, l2_throughput_pct)" },
+		{ "compute_busy_pct", " (the busiest pipe, the issue slots)" },
+		{ "top_stall_share", " (summary stalls or the source page's stall samples)" },
+	};
+	size_t i, n;
+
+	for (i = 0; i < sizeof(d) / sizeof(d[0]); i++) {
+		n = strlen(d[i][0]);
+		if (strncmp(d[i][0], name, n) == 0 && (d[i][0][n - 1] == '.' || name[n] == '\0'))
+			return d[i][1];
+	}
+	return NULL;
+}
