@@ -45,15 +45,21 @@ capture_out(struct fy_diag *diag, void *user, const char *buf, size_t len)
 }
 
 /*
- * YAML is Unicode: a file that is not UTF-8 is refused before libfyaml sees
+ * YAML is Unicode text: a file that is not UTF-8 is refused before libfyaml sees
  * it.  libfyaml 0.7.12 (Debian 12) also loops forever on a directive line
- * holding a byte that is not UTF-8 ("%a\x98"; found by tests/fuzz).
+ * holding a byte that is not UTF-8 ("%a\x98"; found by tests/fuzz).  A NUL byte
+ * is refused too: libfyaml ends the scalar there and drops the rest of the line
+ * ("name: hgemm_byzj_v0\0ignored" read as hgemm_byzj_v0), so what kp ran would
+ * not be what the file says.
  */
 static int
-not_utf8(const char *name, const char *text, size_t len, struct kp_err *err)
+not_text(const char *name, const char *text, size_t len, struct kp_err *err)
 {
 	size_t bad = kp_utf8_check(text, len), i, line = 1, col = 1;
+	const char *nul = memchr(text, '\0', bad);
 
+	if (nul != NULL)
+		bad = (size_t)(nul - text);
 	if (bad == len)
 		return 0;
 	for (i = 0; i < bad; i++)
@@ -61,6 +67,9 @@ not_utf8(const char *name, const char *text, size_t len, struct kp_err *err)
 			line++, col = 1;
 		else
 			col++;
+	if (nul != NULL)
+		return kp_errf(err, KP_EXIT_DATA, "%s:%zu:%zu: a NUL byte (YAML is text)", name,
+		    line, col);
 	return kp_errf(err, KP_EXIT_DATA, "%s:%zu:%zu: not valid UTF-8 (byte 0x%02x)", name,
 	    line, col, (unsigned char)text[bad]);
 }
@@ -81,11 +90,11 @@ build(const char *path, const char *text, size_t len, const char *name, struct k
 
 		if (buf == NULL)
 			return NULL;
-		bad = not_utf8(name, buf, len, err);
+		bad = not_text(name, buf, len, err);
 		free(buf);
 		if (bad)
 			return NULL;
-	} else if (path == NULL && not_utf8(name, text, len, err) < 0)
+	} else if (path == NULL && not_text(name, text, len, err) < 0)
 		return NULL;
 	memset(&cap, 0, sizeof(cap));
 	fy_diag_cfg_default(&dcfg);

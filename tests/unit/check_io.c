@@ -152,6 +152,21 @@ START_TEST(test_yaml_not_utf8_is_refused_first)
 }
 END_TEST
 
+/* A NUL byte: libfyaml ended the scalar there and dropped the rest of the line. */
+START_TEST(test_yaml_nul_byte_is_refused)
+{
+	static const char text[] = "kernel:\n  name: hgemm_byzj_v0\0ignored\n";
+	static const char late[] = "a: 1\nb: \xff\0\n";	/* the first bad byte is named */
+	struct kp_err err;
+
+	ck_assert_ptr_null(kp_yaml_load_string(text, sizeof text - 1, "t.yaml", &err));
+	ck_assert_int_eq(err.status, KP_EXIT_DATA);
+	ck_assert_str_eq(err.msg, "t.yaml:2:22: a NUL byte (YAML is text)");
+	ck_assert_ptr_null(kp_yaml_load_string(late, sizeof late - 1, "t.yaml", &err));
+	ck_assert_str_eq(err.msg, "t.yaml:2:4: not valid UTF-8 (byte 0xff)");
+}
+END_TEST
+
 START_TEST(test_yaml_lookup_and_lines)
 {
 	struct kp_err err;
@@ -224,6 +239,7 @@ io_suite(void)
 	tcase_add_test(tc, test_jsonl_write_compact_sorted);
 	tcase_add_test(tc, test_yaml_error_names_file_and_line);
 	tcase_add_test(tc, test_yaml_not_utf8_is_refused_first);
+	tcase_add_test(tc, test_yaml_nul_byte_is_refused);
 	tcase_add_test(tc, test_yaml_lookup_and_lines);
 	tcase_add_test(tc, test_yaml_round_trip_hostile_strings);
 	tcase_add_test(tc, test_strtonum_bounds);
