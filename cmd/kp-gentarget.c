@@ -81,26 +81,13 @@ struct opts {
 	int discover, suggest;
 };
 
-static int
-valid_env_name(const char *s, size_t n)
-{
-	size_t i;
-
-	if (n == 0 || isdigit((unsigned char)s[0]))
-		return 0;
-	for (i = 0; i < n; i++)
-		if (!isalnum((unsigned char)s[i]) && s[i] != '_')
-			return 0;
-	return 1;
-}
-
 /* "NAME=VALUE" into env; 0 ok, -1 not an assignment. */
 static int
 env_assign(json_t *env, const char *word)
 {
 	const char *eq = strchr(word, '=');
 
-	if (eq == NULL || !valid_env_name(word, (size_t)(eq - word)))
+	if (eq == NULL || !kp_env_name_valid(word, (size_t)(eq - word)))
 		return -1;
 	if (json_object_setn_new(env, word, (size_t)(eq - word), json_string(eq + 1)) != 0)
 		return -1;

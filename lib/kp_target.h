@@ -13,6 +13,8 @@
  */
 json_t *kp_target_load(const char *path, struct kp_err *err);
 int kp_target_validate(json_t *target, struct kp_err *err);	/* same checks, no lines */
+/* Is s[0..n) an environment variable name, [A-Za-z_][A-Za-z0-9_]*? */
+int kp_env_name_valid(const char *s, size_t n);
 int kp_target_write(json_t *target, const char *path, struct kp_err *err);	/* atomic YAML */
 /* The same to a path the user named (how: KP_OUT_NAMED, see kp_out_open). */
 int kp_target_write_out(json_t *target, const char *path, int how, struct kp_err *err);

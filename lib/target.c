@@ -162,6 +162,68 @@ fail(struct ctx *c, const char *sec, const char *key, const char *fmt, ...)
 	return kp_errf(c->err, KP_EXIT_DATA, "%s: %s", field, msg);
 }
 
+/*
+ * An environment variable's name: [A-Za-z_][A-Za-z0-9_]*.  Anything else reaches
+ * env(1) and a shell as something else than a name ("X --split-string=...").
+ */
+int
+kp_env_name_valid(const char *s, size_t n)
+{
+	size_t i;
+
+	if (n == 0 || (s[0] >= '0' && s[0] <= '9'))
+		return 0;
+	for (i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)s[i];
+
+		if (!(ch == '_' || (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') ||
+		    (ch >= '0' && ch <= '9')))
+			return 0;
+	}
+	return 1;
+}
+
+/* target.env: a name that is not one, reported at its own line. */
+static int
+bad_env_name(struct ctx *c, const char *key)
+{
+	struct fy_node *map = c->doc ? kp_yaml_node(c->doc, "/target/env") : NULL;
+	struct fy_node_pair *pair;
+	void *it = NULL;
+	int line = 0;
+	char shown[160];
+	size_t i, j = 0, kl = strlen(key), n;
+
+	/* by hand: fy_node_mapping_lookup_key_by_string() parses the key as YAML */
+	while (map != NULL && fy_node_is_mapping(map) &&
+	    (pair = fy_node_mapping_iterate(map, &it)) != NULL) {
+		struct fy_node *k = fy_node_pair_key(pair);
+		const char *ks = k && fy_node_is_scalar(k) ? fy_node_get_scalar(k, &n) : NULL;
+
+		if (ks != NULL && n == kl && memcmp(ks, key, kl) == 0) {
+			line = kp_yaml_line(k);
+			break;
+		}
+	}
+
+	/* the name as a C-ish string: controls escaped, cut when long */
+	for (i = 0; key[i] != '\0' && j + 5 < sizeof shown; i++) {
+		unsigned char ch = (unsigned char)key[i];
+
+		if (ch < 0x20 || ch == 0x7f || ch == '"' || ch == '\\')
+			j += (size_t)snprintf(shown + j, sizeof shown - j, "\\x%02x", ch);
+		else
+			shown[j++] = (char)ch;
+	}
+	shown[j] = '\0';
+	if (line > 0)
+		return kp_errf(c->err, KP_EXIT_DATA, "%s:%d: target.env: \"%s%s\" is not a variable "
+		    "name ([A-Za-z_][A-Za-z0-9_]*)", c->name ? c->name : "<target>", line, shown,
+		    key[i] ? "..." : "");
+	return fail(c, "target", "env", "\"%s%s\" is not a variable name ([A-Za-z_][A-Za-z0-9_]*)",
+	    shown, key[i] ? "..." : "");
+}
+
 static const char *
 type_name(json_t *v)
 {
@@ -307,6 +369,8 @@ check_field(struct ctx *c, const struct field *f, json_t *sec, json_t *v)
 		json_object_foreach(v, key, x) {
 			char buf[64];
 
+			if (!kp_env_name_valid(key, strlen(key)))
+				return bad_env_name(c, key);
 			if (json_is_string(x))
 				continue;
 			if (json_is_integer(x))

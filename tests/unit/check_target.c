@@ -219,6 +219,21 @@ START_TEST(test_profile_id_rules)
 }
 END_TEST
 
+/* target.env names: only [A-Za-z_][A-Za-z0-9_]* reaches env(1) and commands.sh. */
+START_TEST(test_target_env_names)
+{
+	static const char *const good[] = { "A", "_", "CUDA_VISIBLE_DEVICES", "a1", "_9" };
+	static const char *const bad[] = { "", "1X", "X --split-string=touch${IFS}PWNED #",
+		"-i", "A-B", "A=B", "A B", "\xc3\xa9", "A\n" };
+	size_t i;
+
+	for (i = 0; i < sizeof good / sizeof good[0]; i++)
+		ck_assert_msg(kp_env_name_valid(good[i], strlen(good[i])), "%s", good[i]);
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		ck_assert_msg(!kp_env_name_valid(bad[i], strlen(bad[i])), "%s", bad[i]);
+}
+END_TEST
+
 static Suite *
 target_suite(void)
 {
@@ -234,6 +249,7 @@ target_suite(void)
 	tcase_add_test(tc, test_target_round_trip_hostile_values);
 	tcase_add_test(tc, test_target_validate_without_file);
 	tcase_add_test(tc, test_profile_id_rules);
+	tcase_add_test(tc, test_target_env_names);
 	suite_add_tcase(s, tc);
 	return s;
 }
