@@ -626,6 +626,10 @@ main(int argc, char **argv)
 	int nsrc;
 
 	kp_init(argv[0], synopsis);
+	/* every word goes into the target file; --check and --repo are only read */
+	if (kp_args_text(argc, argv, (const char *const[]){ "--check", "--repo", NULL },
+	    &err) < 0)
+		kp_die_err(&err);
 	parse(&o, argc, argv);
 	if (o.check) {
 		json_t *ct;

@@ -131,6 +131,13 @@ void kp_populated_free(void *p, size_t n);
 
 /* The offset of the first byte of str that is not well-formed UTF-8, or len. */
 size_t kp_utf8_check(const char *str, size_t len);
+/*
+ * A command whose arguments become text (YAML, JSON, a command line kp runs):
+ * the first of argv[1..argc) that is not UTF-8, named by its option (or as word N
+ * after "--args"/"--"), is a usage error; dropping it would run another command.
+ * skip: NULL-terminated options whose values are only file names to read.
+ */
+int kp_args_text(int argc, char **argv, const char *const *skip, struct kp_err *err);
 
 /* ---- csv.c: streaming reader for the CSV that ncu prints ---- */
 /*

@@ -62,6 +62,19 @@ kp_shell_split(const char *line, struct kp_err *err)
 		kp_errf(err, KP_EXIT_USAGE, "no command line");
 		return NULL;
 	}
+	{
+		/* words are kept as JSON and YAML text: a byte that is not UTF-8
+		 * cannot be, and must not be dropped (a different command) */
+		size_t len = strlen(line), at = kp_utf8_check(line, len);
+
+		if (at != len) {
+			json_decref(a);
+			kp_errf(err, KP_EXIT_USAGE, "not UTF-8 (byte 0x%02x at offset %zu): a "
+			    "command is kept as text; give the bytes another way (a wrapper "
+			    "script)", (unsigned char)line[at], at);
+			return NULL;
+		}
+	}
 	while (*p != '\0' && !bad) {
 		char c = *p;
 

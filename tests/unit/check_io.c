@@ -225,6 +225,28 @@ START_TEST(test_strtonum_bounds)
 }
 END_TEST
 
+/* kp_args_text: the first argument that is not UTF-8, named by its option. */
+START_TEST(test_args_text)
+{
+	static const char *const skip[] = { "--check", NULL };
+	char *ok[] = { "p", "--kernel", "k", "--check", "x\xff", "--check=y\xff", NULL };
+	char *opt[] = { "p", "--kernel", "k\xff", NULL };
+	char *word[] = { "p", "--args", "a", "--kernel", "b\xfe", NULL };
+	char *joined[] = { "p", "--kernel=\xc3", NULL };
+	struct kp_err err;
+
+	ck_assert_int_eq(kp_args_text(6, ok, skip, &err), 0);
+	ck_assert_int_eq(kp_args_text(3, opt, skip, &err), -1);
+	ck_assert_int_eq(err.status, KP_EXIT_USAGE);
+	ck_assert_str_eq(err.msg, "--kernel: \"k\\xff\" is not UTF-8 (byte 0xff at offset 1): "
+	    "it cannot be kept as text; nothing was written or run");
+	ck_assert_int_eq(kp_args_text(5, word, skip, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "--args: word 3, \"b\\xfe\", is not UTF-8"));
+	ck_assert_int_eq(kp_args_text(2, joined, skip, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "\"--kernel=\\xc3\" is not UTF-8 (byte 0xc3 at offset 9)"));
+}
+END_TEST
+
 static Suite *
 io_suite(void)
 {
@@ -243,6 +265,7 @@ io_suite(void)
 	tcase_add_test(tc, test_yaml_lookup_and_lines);
 	tcase_add_test(tc, test_yaml_round_trip_hostile_strings);
 	tcase_add_test(tc, test_strtonum_bounds);
+	tcase_add_test(tc, test_args_text);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -128,12 +128,24 @@ START_TEST(test_regex_escape_metacharacters)
 }
 END_TEST
 
+/* A byte that is not UTF-8 cannot become a JSON word: refused, not dropped. */
+START_TEST(test_shell_split_refuses_non_utf8)
+{
+	struct kp_err err;
+
+	ck_assert_ptr_null(kp_shell_split("./bench in\xffput", &err));
+	ck_assert_int_eq(err.status, KP_EXIT_USAGE);
+	ck_assert_ptr_nonnull(strstr(err.msg, "not UTF-8 (byte 0xff at offset 10)"));
+}
+END_TEST
+
 static Suite *
 shellwords_suite(void)
 {
 	Suite *s = suite_create("shellwords");
 	TCase *tc = tcase_create("core");
 
+	tcase_add_test(tc, test_shell_split_refuses_non_utf8);
 	tcase_add_test(tc, test_shell_split_blanks_and_quotes);
 	tcase_add_test(tc, test_shell_split_double_quote_escapes);
 	tcase_add_test(tc, test_shell_split_never_evaluates);
