@@ -253,7 +253,7 @@ finish(json_t *cmp)
 	    "REGRESSION") == 0;
 
 	json_decref(cmp);
-	kp_exit(regress ? KP_EXIT_VERDICT : KP_EXIT_OK);
+	return regress ? KP_EXIT_VERDICT : KP_EXIT_OK;
 }
 
 static void
@@ -444,7 +444,7 @@ trend(char **dirs, int n, double tol, const char *output)
 	free(pts);
 	json_decref(arr);
 	json_decref(sums);
-	kp_exit(KP_EXIT_OK);
+	return KP_EXIT_OK;
 }
 
 int
@@ -496,15 +496,17 @@ main(int argc, char *argv[])
 				kp_warn("--trend needs two or more profile folders");
 				kp_usage(KP_EXIT_USAGE);
 			}
-			return trend(argv, argc, tol, output);
+			kp_exit(trend(argv, argc, tol, output));
 		}
 		if (argc != 2 && argc != 3)
 			kp_usage(KP_EXIT_USAGE);
 		if (argc == 3)
-			return two_kernels(argv[0], argv[1], argv[2], tol, output);
+			kp_exit(two_kernels(argv[0], argv[1], argv[2], tol, output));
 		if ((dir = kp_jsonl_first_profile_dir(stdin, "<stdin>", &err)) == NULL)
 			kp_die_err(&err);
-		return two_kernels(argv[0], argv[1], dir, tol, output);
+		c = two_kernels(argv[0], argv[1], dir, tol, output);
+		free(dir);
+		kp_exit(c);
 	}
 	if (argc != 0)
 		kp_usage(KP_EXIT_USAGE);
@@ -517,5 +519,5 @@ main(int argc, char *argv[])
 	}
 	c = before_after(current, baseline, tol, tol_given, output);
 	free(dir);
-	return c;
+	kp_exit(c);
 }
