@@ -66,6 +66,7 @@ struct run {
 	json_t *cmds;		/* commands.sh entries */
 	json_t *collected;
 	json_t *followup;
+	json_t *extra;		/* sections added to the follow-up pass */
 	const char *priv;
 	int dry;
 };
@@ -467,6 +468,9 @@ run_stage(struct run *r, enum kp_stage s)
 	memset(&pass, 0, sizeof(pass));
 	pass.stage = s;
 	pass.roofline = r->roofline;
+	if (r->followup != NULL && strcmp(kp_stage_id(s),
+	    json_string_value(json_object_get(r->followup, "stage"))) == 0)
+		pass.extra = r->extra;
 	if ((shown = kp_ncu_argv(&r->ncu, r->target, &pass, final, &err)) == NULL)
 		kp_die_err(&err);
 	json_array_append_new(r->cmds, json_pack("{s:s, s:o, s:s, s:O}", "stage", kp_stage_id(s),
@@ -511,7 +515,8 @@ choose_followup(struct run *r)
 		"achieved_occupancy_pct", "theoretical_occupancy_pct", "ipc" };
 	struct kp_err err;
 	struct kp_rules *rules;
-	json_t *sum, *kernel, *nums = json_object();
+	json_t *sum, *kernel, *nums = json_object(), *need = NULL;
+	const char *const *w;
 	const char *stage;
 	enum kp_stage s = KP_STAGE_SOL;
 	size_t i;
@@ -532,7 +537,24 @@ choose_followup(struct run *r)
 			json_object_set_new(nums, keys[i], json_real(v));
 	r->followup = json_pack("{s:s, s:s, s:o}", "stage", kp_stage_id(s), "reason", why,
 	    "metrics", nums);
-	fprintf(stderr, "kp-collect: follow-up %s (%s)\n", kp_stage_id(s), why);
+	/* The sections that measure what the rules needed and basic lacked ride
+	 * along in the same pass: one follow-up, whatever the rules need. */
+	json_decref(r->extra);
+	if ((r->extra = kp_rules_evidence_sections(rules, kernel, &need, &err)) == NULL)
+		kp_die_err(&err);
+	for (i = 0; i < json_array_size(r->extra); i++)	/* no section twice */
+		for (w = kp_stage_selection(s); *w != NULL; w++)
+			if (strcmp(*w, json_string_value(json_array_get(r->extra, i))) == 0) {
+				json_array_remove(r->extra, i--);
+				break;
+			}
+	json_object_set(r->followup, "evidence_sections", r->extra);
+	json_object_set_new(r->followup, "evidence_for", need);
+	fprintf(stderr, "kp-collect: follow-up %s (%s)", kp_stage_id(s), why);
+	if (json_array_size(r->extra) > 0)
+		fprintf(stderr, " + %zu sections for %zu metrics the rules need",
+		    json_array_size(r->extra), json_array_size(need));
+	fputc('\n', stderr);
 	kp_rules_free(rules);
 	json_decref(sum);
 	free(basic);

@@ -36,6 +36,16 @@ json_t *kp_rules_decide_summary(struct kp_rules *r, json_t *summary, const char 
 void kp_rules_set_evidence(struct kp_rules *r, json_t *src, json_t *ncu_rules);
 
 /*
+ * The ncu sections (the rules file's evidence_sections) that measure what the
+ * rules needed and did not find in kernel: a new JSON array of section names,
+ * possibly empty; *missing (may be NULL) gets the metric names they cover.
+ * The source page's quantities (src.*) are not asked for: the source pass
+ * gives them.
+ */
+json_t *kp_rules_evidence_sections(struct kp_rules *r, json_t *kernel, json_t **missing,
+    struct kp_err *err);
+
+/*
  * kp-collect's follow-up stage after basic, from the same thresholds:
  * "memory", "compute", "occupancy" or "speed-of-light".  why receives the
  * numbers behind the choice ("memory_throughput_pct 89.5 >= 60 ...").

@@ -291,7 +291,8 @@ push_sections(json_t *a, json_t *names)
 	}
 }
 
-/* A stage's argv; view: the source page's --print-source. */
+/* A stage's argv; view: the source page's --print-source.  roofline: the
+ * roofline stage's sections, or sections added to another stage's selection. */
 static json_t *
 stage_argv(json_t *t, enum kp_stage s, json_t *prefix, const char *log, json_t *roofline,
     const char *view, struct kp_err *err)
@@ -325,6 +326,8 @@ stage_argv(json_t *t, enum kp_stage s, json_t *prefix, const char *log, json_t *
 	} else {
 		for (w = kp_stage_selection(s); *w != NULL; w++)
 			push(a, *w);
+		if (roofline != NULL)	/* sections the rules need besides the stage's */
+			push_sections(a, roofline);
 	}
 	if (s == KP_STAGE_SOURCE) {
 		push(a, "--print-source");
@@ -639,7 +642,8 @@ kp_ncu_argv(const struct kp_ncu *n, json_t *t, const struct kp_ncu_pass *p, cons
 		return kp_discovery_argv(t, n->prefix, log, p->max_launches, p->use_filter, err);
 	if (p->stage == KP_STAGE_SOURCE && p->view != NULL)
 		return kp_source_argv(t, n->prefix, log, p->view, err);
-	return kp_stage_argv(t, p->stage, n->prefix, log, p->roofline, err);
+	return kp_stage_argv(t, p->stage, n->prefix, log,
+	    p->stage == KP_STAGE_ROOFLINE ? p->roofline : p->extra, err);
 }
 
 int

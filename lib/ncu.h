@@ -42,7 +42,8 @@ json_t *kp_roofline_sections(const char *list_sections_text);
  * python runtimes, --kernel-name-base demangled and the filter,
  * --launch-skip/--launch-count, --clock-control, the stage selection, the extra
  * options, then the target argv.  roofline: the sections for the roofline
- * stage (NULL: the fallback list).  The source stage prints the target's view
+ * stage (NULL: the fallback list); for any other stage, sections added after
+ * its own selection (NULL: none).  The source stage prints the target's view
  * (cuda,sass or cuda,sass,ptx).
  */
 json_t *kp_stage_argv(json_t *target, enum kp_stage s, json_t *prefix, const char *log,
@@ -88,6 +89,7 @@ struct kp_ncu_pass {
 	enum kp_stage stage;
 	const char *view;	/* KP_STAGE_SOURCE: --print-source view, NULL: the target's */
 	json_t *roofline;	/* KP_STAGE_ROOFLINE: sections, NULL: the fallback list */
+	json_t *extra;		/* other stages: sections added to the stage's selection */
 	int discovery;		/* the discovery pass instead of a stage */
 	long max_launches;	/* discovery */
 	int use_filter;		/* discovery */

@@ -394,6 +394,7 @@ kp_rules_free(struct kp_rules *r)
 	free(r->rules);
 	free(r->path);
 	json_decref(r->ncu_map);
+	json_decref(r->sections);
 	free(r);
 }
 
@@ -538,6 +539,41 @@ load_ncu_map(struct ld *l, struct fy_node *n, struct kp_rules *r)
 	return 0;
 }
 
+/* evidence_sections: {Section: [metric name prefix, ...]}: the ncu sections that
+ * measure what the rules name, for kp-collect's follow-up pass. */
+static int
+load_sections(struct ld *l, struct fy_node *n, struct kp_rules *r)
+{
+	struct fy_node_pair *p;
+	void *it = NULL;
+	char **v;
+	size_t nv, i;
+	const char *k;
+
+	r->sections = json_object();
+	if (n == NULL)
+		return 0;
+	if (!fy_node_is_mapping(n))
+		return fail(l, n, "evidence_sections: expected a mapping of sections to metric prefixes");
+	while ((p = fy_node_mapping_iterate(n, &it)) != NULL) {
+		json_t *arr = json_array();
+
+		if ((k = scalar(fy_node_pair_key(p))) == NULL) {
+			json_decref(arr);
+			return fail(l, fy_node_pair_key(p), "evidence_sections: expected a section name");
+		}
+		if (load_strings(l, fy_node_pair_value(p), "evidence_sections", &v, &nv) == -1) {
+			json_decref(arr);
+			return -1;
+		}
+		for (i = 0; i < nv; i++)
+			json_array_append_new(arr, json_string(v[i]));
+		free_strings(v, nv);
+		json_object_set_new(r->sections, k, arr);
+	}
+	return 0;
+}
+
 void
 kp_rules_set_evidence(struct kp_rules *r, json_t *src, json_t *ncu_rules)
 {
@@ -549,7 +585,7 @@ struct kp_rules *
 kp_rules_load(const char *path, struct kp_err *err)
 {
 	static const char *const keys[] = { "schema", "followup", "roofline_pct", "ncu_rules",
-		"rules", NULL };
+		"evidence_sections", "rules", NULL };
 	struct fy_document *d;
 	struct fy_node *root, *v;
 	struct kp_rules *r;
@@ -579,7 +615,8 @@ kp_rules_load(const char *path, struct kp_err *err)
 	if (load_followup(&l, get(root, "followup"), &r->fu) == -1 ||
 	    load_rules(&l, get(root, "rules"), r) == -1 ||
 	    load_roofline(&l, get(root, "roofline_pct"), r) == -1 ||
-	    load_ncu_map(&l, get(root, "ncu_rules"), r) == -1)
+	    load_ncu_map(&l, get(root, "ncu_rules"), r) == -1 ||
+	    load_sections(&l, get(root, "evidence_sections"), r) == -1)
 		goto bad;
 	fy_document_destroy(d);
 	return r;

@@ -379,6 +379,7 @@ eval_rule(struct ctx *c, const struct kp_rule *r, struct fired *f, const char **
 			if (miss == NULL)
 				miss = r->all[i].metric;
 			note_metric(f->missing, r->all[i].metric);
+			note_metric(c->missing, r->all[i].metric);
 			continue;
 		}
 		note_metric(f->measured, r->all[i].metric);
@@ -396,6 +397,7 @@ eval_rule(struct ctx *c, const struct kp_rule *r, struct fired *f, const char **
 				miss = r->any[i].metric;
 			anymissing = 1;
 			note_metric(f->missing, r->any[i].metric);
+			note_metric(c->missing, r->any[i].metric);
 			continue;
 		}
 		note_metric(f->measured, r->any[i].metric);
@@ -435,6 +437,18 @@ eval_rule(struct ctx *c, const struct kp_rule *r, struct fired *f, const char **
 		f->score = r->weight * sevf[r->severity] * (1 + (nheld ? ex / nheld : 0));
 	}
 	return 1;
+}
+
+int
+kp_json_array_has_string(json_t *a, const char *s)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(a, i, v)
+		if (json_is_string(v) && strcmp(json_string_value(v), s) == 0)
+			return 1;
+	return 0;
 }
 
 static int
@@ -583,6 +597,7 @@ decide(struct kp_rules *r, json_t *kernel, json_t *hotspots, int *missed, struct
 	c.partial = kp_summary_partial(kernel);
 	c.src = r->src;
 	c.used = json_object();
+	c.missing = json_array();
 	if ((f = calloc(r->nrules, sizeof(*f))) == NULL) {
 		json_decref(c.used);
 		kp_errf(err, KP_EXIT_DATA, "out of memory");
@@ -630,10 +645,13 @@ decide(struct kp_rules *r, json_t *kernel, json_t *hotspots, int *missed, struct
 	    "kernel", name ? name : json_null(),
 	    "primary", nf > 0 ? json_string(r->rules[f[0].rule].id) : json_null(),
 	    "findings", findings, "not_evaluated", noteval, "metrics_used", c.used);
-	if (out != NULL)
+	if (out != NULL) {
 		json_object_set_new(out, "partially_evaluated", partial);
-	else
+		json_object_set_new(out, "missing_metrics", c.missing);
+	} else {
 		json_decref(partial);
+		json_decref(c.missing);
+	}
 	if (out != NULL && unit != NULL) {
 		json_object_set_new(out, "busiest_unit", json_pack("{s:s, s:f}", "unit", unit,
 		    "pct", round(unit_pct * 10) / 10));
@@ -677,6 +695,48 @@ kp_rules_decide_summary(struct kp_rules *r, json_t *summary, const char *summary
 }
 
 /* ---- kp-collect's follow-up choice ---- */
+
+json_t *
+kp_rules_evidence_sections(struct kp_rules *r, json_t *kernel, json_t **missing,
+    struct kp_err *err)
+{
+	json_t *d, *out, *need, *m, *pre, *src = r->src;
+	const char *sec;
+	size_t i, j;
+
+	r->src = NULL;	/* the page comes from its own pass */
+	d = kp_rules_decide(r, kernel, NULL, err);
+	r->src = src;
+	if (d == NULL)
+		return NULL;
+	out = json_array();
+	need = json_array();
+	json_array_foreach(json_object_get(d, "missing_metrics"), i, m) {
+		const char *name = json_string_value(m);
+		int found = 0;
+
+		if (strncmp(name, "src.", 4) == 0)
+			continue;
+		json_object_foreach(r->sections, sec, pre)
+			json_array_foreach(pre, j, m) {
+				const char *p = json_string_value(m);
+
+				if (strncmp(name, p, strlen(p)) != 0)
+					continue;
+				found = 1;
+				if (!kp_json_array_has_string(out, sec))
+					json_array_append_new(out, json_string(sec));
+			}
+		if (found)
+			json_array_append_new(need, json_string(name));
+	}
+	json_decref(d);
+	if (missing != NULL)
+		*missing = need;
+	else
+		json_decref(need);
+	return out;
+}
 
 static int
 sumval(json_t *kernel, const char *key, double *out)

@@ -45,6 +45,7 @@ struct kp_rules {
 	json_t *src;		/* borrowed: source evidence for the next decisions */
 	json_t *ncu_rules;	/* borrowed: ncu's guided-analysis results */
 	json_t *ncu_map;	/* ncu rule name -> kp class (owned) */
+	json_t *sections;	/* evidence_sections: ncu section -> [metric prefix] */
 	struct kp_rule *rules;
 	size_t nrules;
 };
@@ -54,6 +55,7 @@ struct ctx {
 	json_t *kernel, *summary, *stalls, *metrics;
 	json_t *src;		/* source evidence (kp-source-evidence/1) or NULL */
 	json_t *used;		/* metrics_used */
+	json_t *missing;	/* every metric a rule needed and did not find */
 	int partial;		/* metrics is the short map (kp_summary_partial) */
 	int missed;		/* a look-up missed in the short map */
 	double stall_sum;
@@ -74,6 +76,8 @@ int kp_rules_derive_more(struct ctx *c, const char *name, double *out, int *rc);
 const char *kp_rules_derive_text(struct ctx *c, const char *name);
 /* The inputs of a derived quantity of rules_derive.c, for "missing ..." texts. */
 const char *kp_rules_derive_inputs(const char *name);
+
+int kp_json_array_has_string(json_t *a, const char *s);
 
 extern const char *const kp_rule_classes[];	/* NULL-terminated taxonomy */
 const char *kp_op_name(enum kp_op op);

@@ -68,7 +68,18 @@ else
                 tok = substr(line, RSTART, RLENGTH)
                 line = substr(line, RSTART + RLENGTH)
                 if (index(tok, "<") > 0 || index(tok, ">") > 0) continue
+                # A token ending in "_" is a prefix (the rules file,
+                # evidence_sections): some known name must start with it.
+                prefix = (tok ~ /_$/)
                 sub(/[._]+$/, "", tok)
+                if (prefix) {
+                    if (tok in seen) continue
+                    seen[tok] = 1
+                    hit = 0
+                    for (k in known) if (index(k, tok "_") == 1) { hit = 1; break }
+                    print (hit ? "OK " FILENAME " " tok : "BAD " FILENAME ":" FNR " " tok)
+                    continue
+                }
                 if (tok in seen) continue
                 seen[tok] = 1
                 base = tok
