@@ -1,6 +1,6 @@
 /*
  * cells.c: a launch's values as 32-bit cells, and the kernel's sample of kept
- * launches (one block of cells each, a reservoir past ACC_KEEP launches).
+ * launches (one block of cells and key values each; see MX_KEEP).
  */
 #include <math.h>
 #include <stdint.h>
@@ -79,60 +79,108 @@ mx_cell_slow(struct launch *l, const char *s, size_t len, double scale, int wide
 }
 
 /*
- * Keep the launch's cells in the kernel's sample; -1 out of memory.  The
- * first ACC_KEEP blocks come from the arena; a replacement reuses its slot's
- * block when it fits, else takes one from malloc (freed when replaced), so
- * memory stays bounded however many launches are replaced.
+ * Keep the launch's cells and key values in the kernel's sample; -1 out of
+ * memory.  A replacement reuses its slot's block when it fits.
  */
 int
-mx_launch_keep(struct launch *l, struct kernel *k, struct kp_arena *arena)
+mx_launch_keep(struct ex *x, struct kernel *k)
 {
-	size_t slot, need = l->nover * sizeof(double) + l->ncells * sizeof(uint32_t);
+	struct launch *l = &x->l;
+	size_t slot, i, nkv = x->nkeys;
+	size_t need = (l->nover + nkv) * sizeof(double) + l->ncells * sizeof(uint32_t);
 	struct block *b;
+	double *kv;
 
-	if (k->nsamp < ACC_KEEP) {
-		if (k->samp == NULL && (k->samp = calloc(ACC_KEEP, sizeof(*k->samp))) == NULL)
-			return -1;
-		slot = k->nsamp;
-	} else {
-		slot = mx_rand(&k->rng) % ACC_KEEP;
-	}
-	b = k->samp[slot];
+	if (k->samp == NULL && (k->samp = calloc(MX_KEEP, sizeof(*k->samp))) == NULL)
+		return -1;
 	if (need > UINT32_MAX / 2)
 		return -1;
-	if (b == NULL && (b = kp_arena_alloc(arena, sizeof(*b) + need)) != NULL) {
-		b->cap = (uint32_t)need;
-		b->heap = 0;
-		k->samp[slot] = b;
-	}
+	if (k->nsamp < x->keep)
+		slot = k->nsamp++;
+	else	/* x->keep may have come down since the launch started */
+		slot = l->slot < k->nsamp ? l->slot : mx_rand(&k->rng) % k->nsamp;
+	b = k->samp[slot];
 	if (b == NULL || b->cap < need) {
 		struct block *nb = malloc(sizeof(*nb) + need);
 
 		if (nb == NULL)
 			return -1;
-		if (b != NULL && b->heap)
-			free(b);
+		free(b);
 		b = nb;
 		b->cap = (uint32_t)need;
-		b->heap = 1;
 		k->samp[slot] = b;
 	}
 	b->ncells = (uint32_t)l->ncells;
 	b->nover = (uint32_t)l->nover;
+	b->nkv = (uint32_t)nkv;
 	if (l->nover > 0)
 		memcpy(b->over, l->over, l->nover * sizeof(double));
+	kv = b->over + l->nover;
+	for (i = 0; i < nkv; i++)
+		kv[i] = l->rank[i] < 0 ? NAN : l->val[i];
 	if (l->ncells > 0)
-		memcpy(b->over + l->nover, l->cells, l->ncells * sizeof(uint32_t));
-	if (k->nsamp < ACC_KEEP) {
-		if (++k->nsamp == ACC_KEEP) {
-			k->rng = 0x9e3779b97f4a7c15ULL;
-			k->w = exp(log(mx_unit(&k->rng)) / ACC_KEEP);
-			k->next = k->launches + 1;
-			mx_skip(&k->rng, &k->next, k->w);
-		}
-	} else {
-		k->w *= exp(log(mx_unit(&k->rng)) / ACC_KEEP);
-		mx_skip(&k->rng, &k->next, k->w);
-	}
+		memcpy(kv + nkv, l->cells, l->ncells * sizeof(uint32_t));
 	return 0;
+}
+
+/*
+ * Whether the launch about to start enters the kernel's sample (Algorithm R:
+ * the n-th launch replaces a random one of keep with probability keep/n; the
+ * slot is chosen now, in l->slot).
+ */
+int
+mx_launch_sampled(struct ex *x, struct kernel *k)
+{
+	uint64_t j;
+
+	if (k->nsamp < x->keep)
+		return 1;
+	if (k->rng == 0)
+		k->rng = 0x9e3779b97f4a7c15ULL;
+	j = mx_rand(&k->rng) % (k->launches + 1);
+	if (j >= k->nsamp)
+		return 0;
+	x->l.slot = (size_t)j;
+	return 1;
+}
+
+/* Drop launches at random from a sample bigger than keep. */
+static void
+sample_shrink(struct kernel *k, size_t keep)
+{
+	if (k->rng == 0)
+		k->rng = 0x9e3779b97f4a7c15ULL;
+	while (k->nsamp > keep) {
+		size_t j = mx_rand(&k->rng) % k->nsamp;
+
+		free(k->samp[j]);
+		k->samp[j] = k->samp[--k->nsamp];
+		k->samp[k->nsamp] = NULL;
+	}
+}
+
+/*
+ * Count kernel k's block size (its metrics and the keys) in x->bytes and lower
+ * x->keep when every kernel's sample at keep would pass MX_BUDGET.
+ */
+void
+mx_budget(struct ex *x, struct kernel *k)
+{
+	size_t b = sizeof(struct block) + k->nm * sizeof(uint32_t) + x->nkeys * sizeof(double) + 16;
+	size_t keep, i;
+
+	if (b == k->budgeted)
+		return;
+	x->bytes += b - k->budgeted;
+	k->budgeted = b;
+	keep = x->bytes > 0 ? MX_BUDGET / x->bytes : MX_KEEP;
+	if (keep > MX_KEEP)
+		keep = MX_KEEP;
+	if (keep < 1)
+		keep = 1;
+	if (keep >= x->keep)
+		return;
+	x->keep = keep;
+	for (i = 0; i < x->nk; i++)
+		sample_shrink(x->k[i], keep);
 }

@@ -39,6 +39,8 @@ struct kp_csv {
 	size_t *offs;		/* field starts, relative to rs */
 	struct kp_field *fields;
 	size_t nf, fcap;
+	uint64_t *masks;	/* fast_record: closing quotes, a mask per 64 bytes */
+	size_t mcap;
 	unsigned long line;	/* lines consumed so far */
 	unsigned long recline;	/* line where the current record began */
 	unsigned long noise;
@@ -129,6 +131,7 @@ kp_csv_close(struct kp_csv *c)
 		free(c->buf);
 	free(c->offs);
 	free(c->fields);
+	free(c->masks);
 	free(c);
 }
 
@@ -279,11 +282,11 @@ field_add(struct kp_csv *c, size_t start, size_t len)
 }
 
 #ifdef __SSE2__
-/* Bit i set when s[i] is a double quote, for i < 64. */
+/* Bit i set when s[i] is ch, for i < 64. */
 static inline uint64_t
-quotes64(const char *s)
+mask64(const char *s, char ch)
 {
-	const __m128i q = _mm_set1_epi8('"');
+	const __m128i q = _mm_set1_epi8(ch);
 	uint64_t m0, m1, m2, m3;
 
 	m0 = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const void *)s), q));
@@ -296,67 +299,106 @@ quotes64(const char *s)
 	return m0 | m1 << 16 | m2 << 32 | m3 << 48;
 }
 
+/* Bit i: the parity of the set bits 0..i of m. */
+static inline uint64_t
+prefix_xor(uint64_t m)
+{
+	m ^= m << 1;
+	m ^= m << 2;
+	m ^= m << 4;
+	m ^= m << 8;
+	m ^= m << 16;
+	m ^= m << 32;
+	return m;
+}
+
 /*
  * The record b[0..len), b[len] its newline, in the form ncu prints: every
  * field quoted, "," between fields, no "" inside one, " or "\r before the
- * newline.  The quotes are found 64 bytes at a time; a field's bytes stay
- * where they are and its closing quote becomes its NUL.  1 when the record
- * had that form (fields set), 0 when it did not (buffer as it was), -1 out
- * of memory.  b[len + 1 .. len + 64] may be read: the buffer has PAD bytes.
+ * newline.  Two passes, 64 bytes at a time.  The first finds the quotes and
+ * commas; a quote with an even number of quotes up to it closes a field;
+ * every closing quote but the last must be followed by ,", the last must end
+ * the record; the closing quotes are kept, one 64-bit mask per block.  Only
+ * then does the second pass set the fields (a field's bytes stay where they
+ * are and its closing quote becomes its NUL), so a record of another form
+ * leaves the buffer as it was.  1 when the record had that form, 0 when it
+ * did not, -1 out of memory.  b[len + 1 .. len + 64] may be read: the buffer
+ * has PAD bytes.
  */
 static int
 fast_record(struct kp_csv *c, char *b, size_t len)
 {
-	struct kp_field *f = c->fields;
-	size_t base, q, open = 0, nf = 0, i;
-	uint64_t m;
-	int inq = 0, rc = 0;
+	struct kp_field *f;
+	size_t nblk = (len + 63) / 64, base, k, nf = 0, start = 1, pos, e = 0;
+	uint64_t par = 0, q, m, cl;
 
-	for (base = 0; base < len; base += 64) {
-		m = quotes64(b + base);
-		if (len - base < 64)
-			m &= ((uint64_t)1 << (len - base)) - 1;
-		for (; m != 0; m &= m - 1) {
-			q = base + (size_t)__builtin_ctzll(m);
-			if (!inq) {
-				open = q;
-				inq = 1;
-				continue;
-			}
-			if (nf == c->fcap) {
-				if (fields_grow(c) < 0) {
-					rc = -1;
-					goto undo;
-				}
-				f = c->fields;
-			}
-			f[nf].s = b + open + 1;
-			f[nf++].len = q - open - 1;
-			inq = 0;
-			if (b[q + 1] == ',') {
-				if (b[q + 2] != '"')
-					goto undo;
-				b[q] = '\0';
-				continue;
-			}
-			if (q + 1 == len || (q + 2 == len && b[q + 1] == '\r')) {
-				b[q] = '\0';
-				c->nf = nf;
-				/* a CR before the newline belongs to the line ending */
-				if (q + 1 == len && f[nf - 1].len > 0 && b[q - 1] == '\r') {
-					b[q - 1] = '\0';
-					f[nf - 1].len--;
-				}
-				return 1;
-			}
-			goto undo;
-		}
+	if (nblk > c->mcap) {
+		uint64_t *nm = realloc(c->masks, nblk * sizeof(*nm));
+
+		if (nm == NULL)
+			return -1;
+		c->masks = nm;
+		c->mcap = nblk;
 	}
-	rc = 0;
-undo:		/* a closing quote is where each NUL was written */
-	for (i = 0; i < nf; i++)
-		b[f[i].s - b + f[i].len] = '"';
-	return rc;
+	/* 1: the closing quotes (an even count of quotes up to and with them) */
+	for (k = 0; k < nblk; k++) {
+		base = k * 64;
+		q = mask64(b + base, '"');
+		if (len - base < 64)
+			q &= ((uint64_t)1 << (len - base)) - 1;
+		cl = q & ~(prefix_xor(q) ^ par);
+		if (__builtin_popcountll(q) & 1)
+			par = ~par;
+		c->masks[k] = cl;
+		if (q != 0)
+			e = base + (size_t)(63 - __builtin_clzll(q));
+		nf += (size_t)__builtin_popcountll(cl);
+	}
+	/* the last quote closes the last field and ends the record */
+	if (nf == 0 || par != 0 || !(e + 1 == len || (e + 2 == len && b[e + 1] == '\r')))
+		return 0;
+	/* 2: every other closing quote is followed by , and " */
+	for (k = 0; k < nblk; k++) {
+		base = k * 64;
+		cl = c->masks[k];
+		if (k == e / 64)
+			cl &= ~((uint64_t)1 << (e - base));
+		if (cl == 0)
+			continue;
+		q = mask64(b + base, '"');
+		m = mask64(b + base, ',');
+		if (len - base < 64) {
+			q &= ((uint64_t)1 << (len - base)) - 1;
+			m &= ((uint64_t)1 << (len - base)) - 1;
+		}
+		if (((cl << 1) & ~m) != 0 || ((cl << 2) & ~q) != 0)
+			return 0;
+		if ((cl >> 63) != 0 && (base + 65 >= len || b[base + 64] != ',' || b[base + 65] != '"'))
+			return 0;
+		if ((cl >> 62 & 1) != 0 && (base + 64 >= len || b[base + 64] != '"'))
+			return 0;
+	}
+	/* 3: the fields */
+	while (nf > c->fcap)
+		if (fields_grow(c) < 0)
+			return -1;
+	f = c->fields;
+	nf = 0;
+	for (k = 0; k < nblk; k++)
+		for (m = c->masks[k]; m != 0; m &= m - 1) {
+			pos = k * 64 + (size_t)__builtin_ctzll(m);
+			f[nf].s = b + start;
+			f[nf++].len = pos - start;
+			b[pos] = '\0';
+			start = pos + 3;
+		}
+	c->nf = nf;
+	/* a CR before the newline belongs to the line ending */
+	if (e + 1 == len && f[nf - 1].len > 0 && b[e - 1] == '\r') {
+		b[e - 1] = '\0';
+		f[nf - 1].len--;
+	}
+	return 1;
 }
 #endif
 

@@ -139,6 +139,11 @@ mx_row_kernel(struct ex *x, const struct kp_csv *c, const struct fixed *fx, stru
 		    kp_csv_line(c));
 		return NULL;
 	}
+	if ((k = mx_kernel_find(x, f->s, f->len)) != NULL) {
+		if (kernel_fill(k, c, fx) < 0)
+			mx_nomem(err);
+		return k;
+	}
 	if (kp_utf8_check(f->s, f->len) != f->len) {
 		/* JSON cannot hold it: say so, instead of "out of memory" later */
 		kp_errf(err, KP_EXIT_DATA, "%s:%lu: kernel name is not valid UTF-8", kp_csv_name(c),

@@ -78,11 +78,8 @@ mx_kernel_free(struct kernel *k)
 		free(k->m[i].unit);
 	}
 	for (i = 0; i < k->nsamp; i++)
-		if (k->samp[i] != NULL && k->samp[i]->heap)
-			free(k->samp[i]);
+		free(k->samp[i]);
 	free(k->samp);
-	for (i = 0; i < k->nkeys; i++)
-		free(k->keys[i].v);
 	for (i = 0; i < k->nunknown; i++)
 		free(k->unknown[i]);
 	free(k->unknown);
@@ -121,18 +118,54 @@ kslot_grow(struct ex *x)
 	return 0;
 }
 
-struct kernel *
-mx_kernel_get(struct ex *x, const char *name, size_t len)
+/*
+ * A kernel name's hash, 8 bytes at a time (every row looks its kernel up, and
+ * PyTorch's names are hundreds of bytes: FNV-1a's byte loop was a sixth of
+ * kp-extract's time).  Only used in this table.
+ */
+static uint64_t
+name_hash(const char *s, size_t n)
 {
-	uint64_t h = kp_fnv1a(name, len, KP_FNV1A_INIT);
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n, w;
+
+	for (; n >= 8; s += 8, n -= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 32;
+	}
+	w = 0;
+	memcpy(&w, s, n);
+	h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
+	return h ^ h >> 29;
+}
+
+/* The kernel of that name, NULL when there is none yet. */
+struct kernel *
+mx_kernel_find(struct ex *x, const char *name, size_t len)
+{
+	uint64_t h = name_hash(name, len);
 	struct kernel *k;
 	size_t j;
 
-	if (x->kslots == 0 && kslot_grow(x) < 0)
+	if (x->kslots == 0)
 		return NULL;
 	for (j = h & (x->kslots - 1); (k = x->kslot[j]) != NULL; j = (j + 1) & (x->kslots - 1))
 		if (k->hash == h && k->namelen == len && memcmp(k->name, name, len) == 0)
 			return k;
+	return NULL;
+}
+
+struct kernel *
+mx_kernel_get(struct ex *x, const char *name, size_t len)
+{
+	uint64_t h = name_hash(name, len);
+	struct kernel *k;
+	size_t j;
+
+	if ((k = mx_kernel_find(x, name, len)) != NULL)
+		return k;
+	if (x->kslots == 0 && kslot_grow(x) < 0)
+		return NULL;
 	if ((k = calloc(1, sizeof(*k))) == NULL || (k->name = strdup(name)) == NULL) {
 		free(k);
 		return NULL;
@@ -243,14 +276,42 @@ mx_kernel_unknown_unit(struct kernel *k, const char *unit)
 	return 0;
 }
 
+/* Drop the highest IDs past the first KP_IDS_LISTED (all the summary lists). */
+static void
+ids_trim(struct kernel *k)
+{
+	while (k->idn > KP_IDS_LISTED) {
+		struct idrange *r = &k->ids[k->nids - 1];
+		unsigned long long over = k->idn - KP_IDS_LISTED, n = (unsigned long long)(r->hi - r->lo) + 1;
+
+		k->ids_cut = 1;
+		if (n > over) {
+			r->hi -= (long long)over;
+			k->idn -= over;
+		} else {
+			k->idn -= n;
+			k->nids--;
+		}
+	}
+}
+
+/*
+ * Add a launch ID to the kernel's sorted ranges.  Only the lowest
+ * KP_IDS_LISTED IDs are kept (k->ids_cut says some were dropped), so the
+ * ranges stay small however the IDs of many kernels interleave.
+ */
 int
 mx_kernel_add_id(struct kernel *k, long long id)
 {
 	size_t lo = 0, hi = k->nids, i;
 
+	if (k->ids_cut && k->nids > 0 && id > k->ids[k->nids - 1].hi)
+		return 0;	/* past the listed ones */
 	/* the common case: the next ID after the last range */
 	if (k->nids > 0 && k->ids[k->nids - 1].hi + 1 == id) {
 		k->ids[k->nids - 1].hi = id;
+		k->idn++;
+		ids_trim(k);
 		return 0;
 	}
 	while (lo < hi) {	/* first range with hi >= id - 1 */
@@ -263,6 +324,9 @@ mx_kernel_add_id(struct kernel *k, long long id)
 	}
 	i = lo;
 	if (i < k->nids && k->ids[i].lo <= id + 1) {
+		if (id >= k->ids[i].lo && id <= k->ids[i].hi)
+			return 0;	/* seen */
+		k->idn++;
 		if (id < k->ids[i].lo)
 			k->ids[i].lo = id;
 		if (id > k->ids[i].hi) {
@@ -274,6 +338,7 @@ mx_kernel_add_id(struct kernel *k, long long id)
 				k->nids--;
 			}
 		}
+		ids_trim(k);
 		return 0;
 	}
 	if (k->nids == k->idcap) {
@@ -288,6 +353,8 @@ mx_kernel_add_id(struct kernel *k, long long id)
 	memmove(&k->ids[i + 1], &k->ids[i], (k->nids - i) * sizeof(*k->ids));
 	k->ids[i].lo = k->ids[i].hi = id;
 	k->nids++;
+	k->idn++;
+	ids_trim(k);
 	return 0;
 }
 

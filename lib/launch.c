@@ -47,7 +47,7 @@ mx_launch_start(struct ex *x, struct kernel *k, long long id, struct kp_err *err
 	x->l.k = k;
 	x->l.id = id;
 	/* launches counts the ones before this one */
-	x->l.keep = k->nsamp < ACC_KEEP || k->launches + 1 == k->next;
+	x->l.keep = mx_launch_sampled(x, k);
 	if (x->l.keep && k->nm > 0 && mx_cells_fit(&x->l, k->nm - 1) < 0)
 		return mx_nomem(err);
 	if (x->all_metrics && (x->l.all = json_object()) == NULL)
@@ -189,8 +189,10 @@ mx_launch_end(struct ex *x, struct kp_err *err)
 
 	if (!x->l.open)
 		return 0;
-	if (mx_kernel_keys_fit(x, k) < 0 || mx_kernel_add_id(k, x->l.id) < 0 ||
-	    (x->l.keep && mx_launch_keep(&x->l, k, &x->arena) < 0))
+	if (mx_kernel_keys_fit(x, k) < 0 || mx_kernel_add_id(k, x->l.id) < 0)
+		return mx_nomem(err);
+	mx_budget(x, k);
+	if (x->l.keep && mx_launch_keep(x, k) < 0)
 		return mx_nomem(err);
 	k->launches++;
 	x->file_launches++;
@@ -200,8 +202,7 @@ mx_launch_end(struct ex *x, struct kp_err *err)
 		for (i = 0; i < x->nkeys; i++) {
 			if (x->l.rank[i] < 0)
 				continue;
-			if (mx_acc_add(&k->keys[i], x->l.val[i]) < 0)
-				return mx_nomem(err);
+			mx_acc_add(&k->keys[i], x->l.val[i]);
 			if (i == KP_SK_DURATION)
 				k->total_dur += x->l.val[i];
 		}
@@ -214,8 +215,8 @@ mx_launch_end(struct ex *x, struct kp_err *err)
 	for (i = 0; i < x->nkeys; i++) {
 		if (x->l.rank[i] < 0)
 			continue;
-		if (mx_acc_add(&k->keys[i], x->l.val[i]) < 0 ||
-		    mx_jset_key(sum, x->keyname[i], mx_jnum(x->l.val[i])) < 0)
+		mx_acc_add(&k->keys[i], x->l.val[i]);
+		if (mx_jset_key(sum, x->keyname[i], mx_jnum(x->l.val[i])) < 0)
 			goto fail;
 		if (i == KP_SK_DURATION)
 			k->total_dur += x->l.val[i];

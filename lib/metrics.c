@@ -2,14 +2,16 @@
  * metrics.c: kp-extract's engine.  ncu's raw or details CSV page in, the
  * metrics summary (schema kp-metrics-summary/2, see kp-extract(1)) out.
  *
- * One streaming pass per file.  A kernel keeps its first ACC_KEEP launches
- * and a fixed-seed reservoir sample of whole launches past that (Algorithm L,
- * decided when a launch starts).  A kept launch is one contiguous block of
- * 32-bit cells, one per metric of the kernel (sequential writes, not one
- * append per metric), the medians are taken per metric at the end; a launch
- * that is not kept only has its summary keys parsed.  The summary keys have
- * their own accumulators (exact min/max, a per-key sample).  Memory is bounded
- * by kernels x metrics x ACC_KEEP, not by the number of rows.  Launches are
+ * One streaming pass per file.  A kernel keeps its first launches and a
+ * fixed-seed reservoir sample of whole launches past that (Algorithm R,
+ * decided when a launch starts; MX_KEEP at most, fewer when the kernels'
+ * samples together would pass MX_BUDGET).  A kept launch is one contiguous
+ * block of 32-bit cells, one per metric of the kernel (sequential writes, not
+ * one append per metric), and its summary key values; the medians are taken
+ * per metric at the end; a launch that is not kept only has its summary keys
+ * parsed.  Count, min, max and sum of each key are exact over all launches.
+ * The samples' memory is bounded by MX_BUDGET, not by the number of rows or
+ * kernels.  Launches are
  * (file, ID): rows of different files are never merged.  The per-launch
  * records go to a callback as soon as a launch ends.
  */
@@ -39,7 +41,6 @@ ex_free(struct ex *x)
 
 	for (i = 0; i < x->nk; i++)
 		mx_kernel_free(x->k[i]);
-	kp_arena_free(&x->arena);
 	for (i = 0; i < x->nkeys; i++)
 		free(x->keyname[i]);
 	free(x->keyname);
@@ -79,6 +80,7 @@ extract(const char *const *paths, size_t npaths, int all_metrics,
 	size_t i;
 
 	memset(&x, 0, sizeof(x));
+	x.keep = MX_KEEP;
 	x.all_metrics = all_metrics;
 	x.short_maps = all != NULL;
 	x.emit = emit;

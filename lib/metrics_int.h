@@ -18,18 +18,24 @@
 
 struct kp_err;
 struct kp_csv;
-struct kp_arena;
 
-#define ACC_KEEP 1024
+/*
+ * A kernel's sample: at most MX_KEEP whole launches (reservoir, Algorithm R
+ * with a fixed seed), fewer when all kernels' samples would take more than
+ * MX_BUDGET bytes (x->keep, the same for every kernel: a new kernel or new
+ * metrics lower it and the samples drop launches at random down to it).  So
+ * memory does not grow with the number of launches, nor with the number of
+ * kernels past MX_BUDGET.  Counts, min, max and sums stay exact (struct acc).
+ */
+#define MX_KEEP 64
+#define MX_BUDGET ((size_t)4 << 20)
+/* The summary lists at most this many launch IDs per kernel. */
+#define KP_IDS_LISTED 1024
 #define CLI_SECTION "Command line profiler metrics"
 
-struct acc {
-	double *v;
-	uint32_t n, cap;
+struct acc {			/* a summary key over all launches: exact */
 	uint64_t seen;
 	double min, max, sum;
-	uint64_t rng, next;	/* reservoir: the next value that replaces one */
-	double w;
 };
 
 struct metric {
@@ -55,8 +61,8 @@ struct metric {
 struct block {			/* one kept launch */
 	uint32_t cap;		/* bytes after the header */
 	uint32_t ncells, nover;
-	uint32_t heap;		/* from malloc (a replacement), else in the arena */
-	double over[];		/* nover doubles, then ncells cells */
+	uint32_t nkv;		/* summary key values (NAN: absent) */
+	double over[];		/* nover doubles, nkv key values, then ncells cells */
 };
 
 struct idrange {
@@ -76,14 +82,16 @@ struct kernel {
 	size_t nkeys;
 	struct metric *m;
 	size_t nm, mcap;
-	struct block **samp;	/* the kept launches, at most ACC_KEEP */
+	struct block **samp;	/* the kept launches, at most MX_KEEP */
 	uint32_t nsamp;
-	uint64_t rng, next;	/* launch reservoir, as in struct acc */
-	double w;
+	uint64_t rng;		/* the reservoir's */
+	size_t budgeted;	/* bytes a block of this kernel counts in x->bytes */
 	uint32_t *mslot;	/* open addressing: index + 1, 0 empty */
 	size_t mslots;
-	struct idrange *ids;	/* distinct IDs, sorted ranges */
+	struct idrange *ids;	/* the lowest distinct IDs, sorted ranges */
 	size_t nids, idcap;
+	unsigned long long idn;	/* IDs in the ranges, at most KP_IDS_LISTED */
+	int ids_cut;		/* higher IDs were dropped */
 	char **unknown;
 	size_t nunknown;
 	int *colmap;		/* raw page: column -> metric index, for file colfile */
@@ -105,6 +113,7 @@ struct col {			/* a metric column of a raw page */
 struct launch {
 	int open;
 	int keep;		/* in the kernel's sample: cells are stored */
+	size_t slot;		/* the one it replaces when the sample is full */
 	long long id;
 	struct kernel *k;
 	uint32_t *cells;
@@ -117,7 +126,8 @@ struct launch {
 };
 
 struct ex {
-	struct kp_arena arena;	/* the kernels' sample blocks */
+	size_t keep;		/* launches each kernel's sample holds (MX_KEEP or fewer) */
+	size_t bytes;		/* a block of every kernel: sum of kernel.budgeted */
 	int short_maps;		/* kernels' metrics: the key ones (metrics_all.json has all) */
 	struct kernel **k;
 	size_t nk, kcap;
@@ -167,7 +177,7 @@ extern const double mx_p10[16];
 uint64_t mx_rand(uint64_t *rng);
 double mx_unit(uint64_t *rng);
 void mx_skip(uint64_t *rng, uint64_t *next, double w);
-int mx_acc_add(struct acc *a, double x);
+void mx_acc_add(struct acc *a, double x);
 double mx_median(double *v, size_t n);
 
 /* ---- jsonw.c ---- */
@@ -186,12 +196,15 @@ int mx_cells_fit(struct launch *l, size_t m);
 double mx_cell_value(const struct block *b, uint32_t c);
 int mx_cell_slow(struct launch *l, const char *s, size_t len, double scale, int wide,
     uint32_t *cell, double *out);
-int mx_launch_keep(struct launch *l, struct kernel *k, struct kp_arena *arena);
+int mx_launch_keep(struct ex *x, struct kernel *k);
+int mx_launch_sampled(struct ex *x, struct kernel *k);
+void mx_budget(struct ex *x, struct kernel *k);
 
 /* ---- kernels.c ---- */
 int mx_key_id(struct ex *x, const char *name);
 int mx_raw_source(struct ex *x, const char *metric, int *rank, int *sum);
 void mx_kernel_free(struct kernel *k);
+struct kernel *mx_kernel_find(struct ex *x, const char *name, size_t len);
 struct kernel *mx_kernel_get(struct ex *x, const char *name, size_t len);
 long mx_metric_get(struct kernel *k, const char *name, const char *unit, int known);
 int mx_kernel_unknown_unit(struct kernel *k, const char *unit);

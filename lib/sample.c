@@ -1,7 +1,7 @@
 /*
- * sample.c: the per-key accumulators of kp-extract (exact min/max/sum, the first
- * ACC_KEEP values, then a reservoir sample: Algorithm L with a fixed seed), the
- * random steps the launch reservoir (cells.c) shares with them, and the median.
+ * sample.c: the per-key accumulators of kp-extract (exact count, min, max and
+ * sum; the keys' medians come from the launch sample, cells.c), the random
+ * steps of the launch reservoir, and the median.
  */
 #include <math.h>
 #include <stdint.h>
@@ -35,12 +35,11 @@ mx_skip(uint64_t *rng, uint64_t *next, double w)
 	*next += (uint64_t)floor(log(mx_unit(rng)) / log1p(-w)) + 1;
 }
 
-int
+void
 mx_acc_add(struct acc *a, double x)
 {
 	if (a->seen == 0) {
 		a->min = a->max = x;
-		a->rng = 0x9e3779b97f4a7c15ULL;
 	} else {
 		if (x < a->min)
 			a->min = x;
@@ -49,30 +48,6 @@ mx_acc_add(struct acc *a, double x)
 	}
 	a->seen++;
 	a->sum += x;
-	if (a->n == ACC_KEEP) {
-		if (a->seen == a->next) {
-			a->v[mx_rand(&a->rng) % ACC_KEEP] = x;
-			a->w *= exp(log(mx_unit(&a->rng)) / ACC_KEEP);
-			mx_skip(&a->rng, &a->next, a->w);
-		}
-		return 0;
-	}
-	if (a->n == a->cap) {
-		uint32_t cap = a->cap ? a->cap * 2 : 4;
-		double *nv = realloc(a->v, cap * sizeof(*nv));
-
-		if (nv == NULL)
-			return -1;
-		a->v = nv;
-		a->cap = cap;
-	}
-	a->v[a->n++] = x;
-	if (a->n == ACC_KEEP) {
-		a->w = exp(log(mx_unit(&a->rng)) / ACC_KEEP);
-		a->next = a->seen;
-		mx_skip(&a->rng, &a->next, a->w);
-	}
-	return 0;
 }
 
 static void

@@ -4,20 +4,35 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kp.h"
 #include "metrics_int.h"
 
+/*
+ * Key i's median over the kernel's sampled launches that have it (all of
+ * them up to MX_KEEP); when none of the sampled launches has the key (it is
+ * in a few launches only), its mean over all launches.
+ */
 static json_t *
-acc_median(struct acc *a)
+key_median(const struct kernel *k, size_t i)
 {
-	return mx_jnum(mx_median(a->v, a->n));
+	double v[MX_KEEP];
+	size_t n = 0, s;
+
+	for (s = 0; s < k->nsamp; s++) {
+		const struct block *b = k->samp[s];
+
+		if (i < b->nkv && !isnan(b->over[b->nover + i]))
+			v[n++] = b->over[b->nover + i];
+	}
+	if (n == 0)
+		return mx_jnum(k->keys[i].sum / (double)k->keys[i].seen);
+	return mx_jnum(mx_median(v, n));
 }
 
-/* The summary lists at most this many launch IDs per kernel. */
-#define KP_IDS_LISTED 1024
 
 static json_t *
 ids_json(const struct kernel *k)
@@ -37,18 +52,6 @@ ids_json(const struct kernel *k)
 			}
 		}
 	return a;
-}
-
-/* Distinct launch IDs of a kernel (the ranges added up). */
-static unsigned long long
-ids_count(const struct kernel *k)
-{
-	unsigned long long n = 0;
-	size_t i;
-
-	for (i = 0; i < k->nids; i++)
-		n += (unsigned long long)(k->ids[i].hi - k->ids[i].lo) + 1;
-	return n;
 }
 
 static int
@@ -127,7 +130,7 @@ kernel_medians(struct kernel *k)
 		memset(cnt, 0, sizeof(cnt));
 		for (s = 0; s < k->nsamp; s++) {
 			const struct block *b = k->samp[s];
-			const uint32_t *cells = (const uint32_t *)(b->over + b->nover);
+			const uint32_t *cells = (const uint32_t *)(b->over + b->nover + b->nkv);
 			size_t end = b->ncells < m0 + nt ? b->ncells : m0 + nt;
 
 			for (j = m0; j < end; j++)
@@ -183,7 +186,7 @@ kernel_json(struct ex *x, struct kernel *k)
 	o = json_pack("{s:s, s:s, s:I, s:o}", "name", k->name, "function", fn, "launches",
 	    (json_int_t)k->launches, "ids", ids_json(k));
 	free(fn);
-	if (o != NULL && ids_count(k) > KP_IDS_LISTED)
+	if (o != NULL && k->ids_cut)
 		json_object_set_new(o, "ids_truncated", json_true());
 	sum = json_object();
 	spread = json_object();
@@ -207,8 +210,7 @@ kernel_json(struct ex *x, struct kernel *k)
 
 		if (a->seen == 0)
 			continue;
-		sampled |= a->seen > a->n;
-		if (mx_jset_key(sum, x->keyname[i], acc_median(a)) < 0)
+		if (mx_jset_key(sum, x->keyname[i], key_median(k, i)) < 0)
 			goto fail;
 		if (k->launches > 1 && mx_jset_key(spread, x->keyname[i], json_pack("{s:o, s:o}",
 		    "min", mx_jnum(a->min), "max", mx_jnum(a->max))) < 0)

@@ -1,152 +1,163 @@
 #!/bin/sh
-# make bench: kp-extract's throughput and peak memory on big raw CSVs made by
-# repeating the real launch row of tests/fixtures/h200/hgemm_v0/full_raw.csv
-# (header and units once, then rows with distinct IDs), next to `wc -l`,
-# `cat > /dev/null` and tests/bench/peer_extract.py (Python's csv module doing
-# the same job); then the offline pipeline on the hgemm_v0 capture and each
-# program's start-up.  Every figure is the median of BENCH_RUNS (3) runs.
-# MB/s is wall clock; "cpu" is MB per CPU second (user + sys), the figure
-# that does not move when other jobs share the machine.
-# BENCH_SIZES (MB, default "10 100 1024"), BENCH_MAX_MB (default 1024),
-# BENCH_PY_MAX_S (skip the Python peer when it would take longer, default 180)
-# and TMPDIR choose what runs and where the files go.
+# make bench: kp on profiles shaped like a real program's.  Inputs are made
+# under $TMPDIR from tests/fixtures/h200/torch_mix/basic_raw_200.csv (the 200
+# launch rows of 15 kernels of a PyTorch transformer block, 566 columns), each
+# row given a fresh ID (tests/bench/gen.sh):
+#   torch_mix 10 MB, 100 MB, 1 GB   the rows in turn (15 kernels)
+#   1000 kernels, 100 MB            the same rows, 1,000 distinct kernel names
+#   1 kernel, 1 GB                  one kernel's rows only: many launches
+# For each: kp-extract's MB/s (wall), its ratio to `wc -l`, to `cat >
+# /dev/null` and to tests/bench/peer_extract.py (Python's csv module) on the
+# same file in the same run, and peak RSS.  Then kp-collect's merge (the
+# library's kp_merge_raw, through tests/bench/merge.c) of two stage files
+# at 5,000 and 20,000 launches, kp-hotspots on a source page of 100 MB and
+# 1 GB (tests/bench/gen-source.sh), and each program's start-up.
+# Each figure is the median of BENCH_RUNS (3) runs; the Python peer runs once
+# and is estimated from its 100 MB speed when that would take longer than
+# BENCH_PY_MAX_S (120) seconds ("~").  BENCH_MAX_MB (1024) caps the sizes.
 top=$(cd "$(dirname "$0")/../.." && pwd)
-fix=$top/tests/fixtures/h200/hgemm_v0
-src=$fix/full_raw.csv
+bin=${BENCH_BIN:-$top/bin}
+fix=$top/tests/fixtures/h200/torch_mix/basic_raw_200.csv
+srcfix=$top/tests/fixtures/h200/hgemm_v0/source_cuda_sass.csv
 max=${BENCH_MAX_MB:-1024}
-sizes=${BENCH_SIZES:-10 100 1024}
 runs=${BENCH_RUNS:-3}
-pymax=${BENCH_PY_MAX_S:-180}
+pymax=${BENCH_PY_MAX_S:-120}
 LC_ALL=C
 export LC_ALL
-[ -x "$top/bin/kp-extract" ] || { echo "bench: build first (make)" >&2; exit 4; }
+[ -x "$bin/kp-extract" ] || { echo "bench: build first (make)" >&2; exit 4; }
 [ -x /usr/bin/time ] || { echo "bench: needs /usr/bin/time (GNU time)" >&2; exit 4; }
 tmp=$(mktemp -d) || exit 4
 trap 'rm -rf "$tmp"' EXIT INT TERM
+${CC:-cc} -O2 -I"$top/lib" $(pkg-config --cflags jansson 2>/dev/null) -o "$tmp/merge" \
+    "$top/tests/bench/merge.c" "${BENCH_LIB:-$top/build/libkp.a}" \
+    $(pkg-config --libs jansson libfyaml 2>/dev/null) -lm || exit 4
 
-# measure CMD...: median over $runs runs of "wall user+sys maxrss_kb"
+# measure CMD...: median over $runs runs of "wall maxrss_kb"
 measure() {
 	i=0
 	: > "$tmp/m"
 	while [ "$i" -lt "$runs" ]; do
-		/usr/bin/time -f '%e %U %S %M' -o "$tmp/t" "$@" >/dev/null 2>"$tmp/err" ||
+		/usr/bin/time -f '%e %M' -o "$tmp/t" "$@" >/dev/null 2>"$tmp/err" ||
 		    { echo "bench: $* failed:" >&2; cat "$tmp/err" >&2; }
-		awk '{ printf "%s %.3f %s\n", $1, $2 + $3, $4 }' "$tmp/t" >> "$tmp/m"
+		cat "$tmp/t" >> "$tmp/m"
 		i=$((i + 1))
 	done
-	sort -n "$tmp/m" | awk '{ w[NR] = $1; c[NR] = $2; r[NR] = $3 }
-	    END { m = int((NR + 1) / 2); print w[m], c[m], r[m] }'
+	sort -n "$tmp/m" | awk '{ w[NR] = $1; r[NR] = $2 } END { m = int((NR + 1) / 2); print w[m], r[m] }'
 }
-mbps() { awk -v b="$1" -v t="$2" 'BEGIN { if (t <= 0) t = 0.005; printf "%.0f", b / 1048576 / t }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b <= 0) print "-"; else printf "%.2f", a / b }'; }
-
-# hyperfine when present (/usr/bin/time counts in 10 ms steps): median ms
-hmedian() {
+# hyperfine when present (GNU time counts in 10 ms steps): median seconds
+hsec() {
 	if command -v hyperfine >/dev/null 2>&1; then
-		hyperfine -N -w 3 -r "${BENCH_PIPE_RUNS:-30}" --export-json "$tmp/h.json" "$@" \
-		    >/dev/null 2>&1 || { echo "?"; return; }
-		python3 -c 'import json,sys; print("%.1f" % (1000 * json.load(open(sys.argv[1]))["results"][0]["median"]))' "$tmp/h.json"
+		hyperfine -N -w 2 -r "${HRUNS:-$runs}" --export-json "$tmp/h.json" "$@" >/dev/null 2>&1 ||
+		    { echo 0; return; }
+		python3 -c 'import json,sys; print("%.5f" % json.load(open(sys.argv[1]))["results"][0]["median"])' "$tmp/h.json"
 	else
-		runs=${BENCH_PIPE_RUNS:-11}
 		set -- $(measure $1)
-		awk -v s="$1" 'BEGIN { printf "%.1f", s * 1000 }'
+		echo "$1"
 	fi
 }
+mbps() { awk -v b="$1" -v t="$2" 'BEGIN { if (t <= 0) t = 0.001; printf "%.0f", b / 1048576 / t }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b <= 0) print "-"; else printf "%.2f", a / b }'; }
+mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
 
-grep '^"' "$src" | head -2 > "$tmp/head.csv"
-grep '^"' "$src" | sed -n 3p | sed 's/^"[0-9]*"//' > "$tmp/row.tail"
-rowbytes=$(wc -c < "$tmp/row.tail")
-avail=$(df -Pk "$tmp" | awk 'NR == 2 { print int($4 / 1024) }')
-
-echo "kp-extract on repeated hgemm_v0 raw rows ($rowbytes bytes, 2,238 columns each);"
-echo "MB/s wall (cpu: MB per CPU second), peak RSS MiB; median of $runs runs"
-printf '%-7s %8s %14s %9s %9s %14s %8s %8s %7s %7s\n' size launches kp-extract \
-    wc-l cat python3 kp/wc kp/py kp-RSS py-RSS
-py100=
-for mb in $sizes; do
-	if [ "$mb" -gt "$max" ]; then
-		echo "${mb}MB: skipped (BENCH_MAX_MB=$max)"
-		continue
-	fi
-	if [ $((mb * 2 + 64)) -gt "$avail" ]; then
-		echo "${mb}MB: skipped, only $avail MB free in $tmp"
-		continue
-	fi
-	f=$tmp/big_$mb.csv
-	n=$((mb * 1048576 / rowbytes))
-	cp "$tmp/head.csv" "$f"
-	awk -v n="$n" -v f="$tmp/row.tail" 'BEGIN {
-		getline tail < f
-		for (i = 0; i < n; i++) printf "\"%d\"%s\n", i, tail
-	}' >> "$f"
+uname -m | tr '\n' ' '; grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'
+echo "$(nproc) CPUs, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo
+echo "kp-extract (MB/s wall; ratios of MB/s; RSS MiB; median of $runs runs)"
+printf '| %-14s | %5s | %7s | %8s | %6s | %5s | %5s | %12s | %6s | %6s | %6s |\n' input MB kernels launches \
+    "MB/s" "/wc" "/cat" "python3 MB/s" "kp/py" "RSS" "py RSS"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
+pyrate=
+for c in "torch_mix 10 0" "torch_mix 100 0" "torch_mix 1024 0" "1000_kernels 100 1000" "1_kernel 1024 1"; do
+	set -- $c
+	name=$1 mb=$2 nk=$3
+	[ "$mb" -le "$max" ] || { echo "| $name | $mb | skipped (BENCH_MAX_MB=$max) |"; continue; }
+	f=$tmp/in.csv
+	sh "$top/tests/bench/gen.sh" "$fix" "$mb" "$nk" "$f" || exit 4
 	bytes=$(wc -c < "$f")
-	cat "$f" > /dev/null	# warm the page cache
-	set -- $(measure "$top/bin/kp-extract" -o "$tmp/out" "$f")
-	kw=$(mbps "$bytes" "$1") kc=$(mbps "$bytes" "$2") kr=$(awk -v k="$3" 'BEGIN { printf "%.1f", k / 1024 }')
-	set -- $(measure wc -l "$f")
-	ww=$(mbps "$bytes" "$1")
-	set -- $(measure sh -c 'cat "$1" > /dev/null' sh "$f")
-	cw=$(mbps "$bytes" "$1")
-	pw=- pc=- pr=- kp=-
+	launches=$(($(grep -c '^"' "$f") - 2))
+	kernels=$(sed '1,2d' "$f" | awk -F'","' '!s[$5]++' | wc -l)
+	cat "$f" > /dev/null
+	set -- $(measure "$bin/kp-extract" -o "$tmp/out" "$f")
+	kt=$1 kr=$2
+	[ "$mb" -le 100 ] && kt=$(hsec "$bin/kp-extract -o $tmp/out $f")
+	wt=$(hsec "wc -l $f")
+	ct=$(hsec "sh -c 'cat $f > /dev/null'")
+	kw=$(mbps "$bytes" "$kt")
 	est=0
-	[ -n "$py100" ] && est=$(awk -v s="$py100" -v m="$mb" 'BEGIN { printf "%d", s * m / 100 }')
+	[ -n "$pyrate" ] && est=$(awk -v b="$bytes" -v r="$pyrate" 'BEGIN { printf "%d", b / 1048576 / r }')
 	if ! command -v python3 >/dev/null 2>&1; then
-		pw="(none)"
+		pw="(none)" pr=- kp=-
 	elif [ "$est" -gt "$pymax" ]; then
-		pw="(skip:~${est}s)"
+		pw="~$pyrate" pr=- kp="~$(ratio "$kw" "$pyrate")"
 	else
 		set -- $(runs=1 measure python3 "$top/tests/bench/peer_extract.py" "$f")
-		[ "$mb" -eq 100 ] && py100=$1
-		[ -z "$py100" ] && py100=$(awk -v s="$1" -v m="$mb" 'BEGIN { print s * 100 / m }')
-		pw=$(mbps "$bytes" "$1") pc=$(mbps "$bytes" "$2")
-		pr=$(awk -v k="$3" 'BEGIN { printf "%.1f", k / 1024 }')
-		kp=$(ratio "$kw" "$pw")
-		pw="$pw ($pc)"
+		pw=$(mbps "$bytes" "$1") pr=$(mib "$2") kp=$(ratio "$kw" "$pw")
+		[ "$mb" -ge 100 ] && [ -z "$pyrate" ] && pyrate=$pw
 	fi
-	printf '%-7s %8d %14s %9s %9s %14s %8s %8s %7s %7s\n' "${mb}MB" "$n" "$kw ($kc)" "$ww" \
-	    "$cw" "$pw" "$(ratio "$kw" "$ww")" "$kp" "$kr" "$pr"
-	# /usr/bin/time counts in 10 ms steps: small files get a finer second look
-	if [ "$mb" -le 100 ] && command -v hyperfine >/dev/null 2>&1; then
-		hk=$(BENCH_PIPE_RUNS=10 hmedian "$top/bin/kp-extract -o $tmp/out $f")
-		hw=$(BENCH_PIPE_RUNS=10 hmedian "wc -l $f")
-		echo "        hyperfine medians: kp-extract $hk ms ($(mbps "$bytes" "$(awk -v m="$hk" 'BEGIN { print m / 1000 }')") MB/s), wc -l $hw ms"
-	fi
-	rm -f "$f"
-	rm -rf "$tmp/out"
+	printf '| %-14s | %5s | %7s | %8s | %6s | %5s | %5s | %12s | %6s | %6s | %6s |\n' "$name" "$mb" \
+	    "$kernels" "$launches" "$kw" "$(ratio "$kw" "$(mbps "$bytes" "$wt")")" \
+	    "$(ratio "$kw" "$(mbps "$bytes" "$ct")")" "$pw" "$kp" "$(mib "$kr")" "$pr"
+	rm -rf "$f" "$tmp/out"
 done
 
-# The offline pipeline on the hgemm_v0 capture (gnuplot excluded).
 echo
-echo "offline pipeline on hgemm_v0 (ms, median of $runs runs):"
-stages=$(ls "$fix"/*_raw.csv | grep -v import_)
-# the pipeline, and each step alone below (its inputs in place; no shell)
-d=$tmp/prof
-step1="$top/bin/kp-extract -o $d/details $(echo $stages)"
-step2="$top/bin/kp-hotspots -o $d/details/source_hotspots.csv $fix/source_cuda_sass.csv"
-step3="$top/bin/kp-decide --metrics $d/details/metrics_summary.json -o $d/details/bottleneck_decision.json"
-step4="$top/bin/kp-report $d"
-cat > "$tmp/pipe.sh" <<PIPE
-set -e
-rm -rf "$d"
-$step1 >/dev/null
-$step2 >/dev/null
-$step3 >/dev/null
-$step4 >/dev/null
-test -s "$d/final_report.md"
-PIPE
-have="kp-extract kp-hotspots kp-decide kp-report"
-sh "$tmp/pipe.sh" || echo "bench: the pipeline failed" >&2
-echo "  $have: $(hmedian "sh $tmp/pipe.sh") ms wall (median)"
-echo "  each step alone (the same command, its inputs in place):"
-i=1
-for p in $have; do
-	eval "c=\$step$i"
-	printf '    %-12s %6s ms\n' "$p" "$(hmedian "$c")"
-	i=$((i + 1))
+echo "kp-collect's merge into metrics_raw.csv: two stage files of torch_mix rows"
+printf '| %-9s | %6s | %6s | %6s | %6s |\n' launches "in MB" "s" "MB/s" "RSS"
+echo "|---|---|---|---|---|"
+for n in 500 5000 20000; do
+	sh "$top/tests/bench/gen.sh" "$fix" "${n}l" 0 "$tmp/a.csv" || exit 4
+	cp "$tmp/a.csv" "$tmp/b.csv"
+	bytes=$(($(wc -c < "$tmp/a.csv") * 2))
+	set -- $(measure "$tmp/merge" "$tmp/m.csv" basic="$tmp/a.csv" memory="$tmp/b.csv")
+	printf '| %-9s | %6s | %6s | %6s | %6s |\n' "$n" "$(awk -v b="$bytes" 'BEGIN { printf "%.0f", b / 1048576 }')" \
+	    "$1" "$(mbps "$bytes" "$1")" "$(mib "$2")"
+	rm -f "$tmp/a.csv" "$tmp/b.csv" "$tmp/m.csv"
 done
-echo "start-up (--version, ms wall, median; /bin/true is this machine's floor):"
-printf '  %-14s %6s\n' /bin/true "$(hmedian /bin/true)"
-for p in "$top"/bin/kp-*; do
+
+echo
+echo "kp-hotspots on a source page (hgemm_v0's blocks as launch copies)"
+printf '| %5s | %6s | %5s | %5s | %6s |\n' MB "MB/s" "/wc" "/cat" RSS
+echo "|---|---|---|---|---|"
+for mb in 100 1024; do
+	[ "$mb" -le "$max" ] || continue
+	f=$tmp/src.csv
+	sh "$top/tests/bench/gen-source.sh" "$srcfix" "$mb" "$f" || exit 4
+	bytes=$(wc -c < "$f")
+	cat "$f" > /dev/null
+	set -- $(measure "$bin/kp-hotspots" -o "$tmp/hs.csv" "$f")
+	kw=$(mbps "$bytes" "$1")
+	wt=$(hsec "wc -l $f")
+	ct=$(hsec "sh -c 'cat $f > /dev/null'")
+	printf '| %5s | %6s | %5s | %5s | %6s |\n' "$mb" "$kw" "$(ratio "$kw" "$(mbps "$bytes" "$wt")")" \
+	    "$(ratio "$kw" "$(mbps "$bytes" "$ct")")" "$(mib "$2")"
+	rm -f "$f" "$tmp/hs.csv"
+done
+
+# Start-up: --version, and a run on the small fixture (its inputs in place).
+echo
+echo "start-up (ms wall, hyperfine median; /bin/true is this machine's floor)"
+d=$tmp/prof
+hv=$top/tests/fixtures/h200/hgemm_v0
+"$bin/kp-extract" -o "$d/details" "$fix" >/dev/null
+"$bin/kp-hotspots" -o "$d/details/source_hotspots.csv" "$hv/source_cuda_sass.csv" >/dev/null
+"$bin/kp-decide" --metrics "$d/details/metrics_summary.json" -o "$d/details/bottleneck_decision.json" >/dev/null
+ms() { awk -v s="$1" 'BEGIN { printf "%.1f", s * 1000 }'; }
+HRUNS=20
+export HRUNS
+printf '| %-14s | %9s | %16s |\n' program --version "small fixture"
+echo "|---|---|---|"
+printf '| %-14s | %9s | %16s |\n' /bin/true "$(ms "$(hsec /bin/true)")" ""
+for p in "$bin"/kp-*; do
 	[ -x "$p" ] || continue
-	printf '  %-14s %6s\n' "$(basename "$p")" "$(hmedian "$p --version")"
+	b=$(basename "$p")
+	case $b in
+	kp-extract) run="$p -o $d/x $fix" ;;
+	kp-hotspots) run="$p -o $d/x.csv $hv/source_cuda_sass.csv" ;;
+	kp-decide) run="$p --metrics $d/details/metrics_summary.json -o $d/x.json" ;;
+	kp-report) run="$p $d" ;;
+	*) run= ;;
+	esac
+	r=
+	[ -n "$run" ] && r=$(ms "$(hsec "$run")")
+	printf '| %-14s | %9s | %16s |\n' "$b" "$(ms "$(hsec "$p --version")")" "$r"
 done

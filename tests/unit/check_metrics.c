@@ -302,14 +302,18 @@ check_kernel(const char *file, json_t *k, struct tl *l, int n)
 {
 	const char *name = json_string_value(json_object_get(k, "name"));
 	json_t *sum = json_object_get(k, "summary");
-	double v[MAXL], got;
-	int i, m, nl = 0;
+	double v[MAXL], got, lo, hi;
+	int i, m, nl = 0, exact;
 	size_t kk;
 
 	for (i = 0; i < n; i++)
 		nl += strcmp(l[i].kernel, name) == 0;
 	ck_assert_msg(nl > 0, "%s: kernel %s not in the CSV", file, name);
 	ck_assert_int_eq(json_integer_value(json_object_get(k, "launches")), nl);
+	/* past the sample's size (64 launches) a median is one of the sample's:
+	 * within the launches' range */
+	exact = strcmp(json_string_value(json_object_get(k, "median")), "exact") == 0;
+	ck_assert_int_eq(exact, nl <= 64);
 	for (kk = 0; kk < NKEYS; kk++) {
 		for (i = m = 0; i < n; i++)
 			if (strcmp(l[i].kernel, name) == 0 && tkey(&l[i], kk, &v[m]) == 0)
@@ -321,7 +325,15 @@ check_kernel(const char *file, json_t *k, struct tl *l, int n)
 		}
 		ck_assert_msg(kp_summary_value(k, keys[kk].key, &got) == 0, "%s: %s absent",
 		    file, keys[kk].key);
-		close_enough(file, keys[kk].key, got, tmedian(v, m));
+		if (exact) {
+			close_enough(file, keys[kk].key, got, tmedian(v, m));
+			continue;
+		}
+		tmedian(v, m);
+		lo = v[0];
+		hi = v[m - 1];
+		ck_assert_msg(got >= lo && got <= hi, "%s: %s: %g outside [%g, %g]", file,
+		    keys[kk].key, got, lo, hi);
 	}
 	/* stalls: every reason of the CSV, none more */
 	{
@@ -338,7 +350,8 @@ check_kernel(const char *file, json_t *k, struct tl *l, int n)
 				if (strcmp(l[i].kernel, name) == 0 && tl_get(&l[i], metric, &v[m]) == 0)
 					m++;
 			ck_assert_msg(m > 0, "%s: stall %s not in the CSV", file, reason);
-			close_enough(file, reason, json_number_value(x), tmedian(v, m));
+			if (exact)
+				close_enough(file, reason, json_number_value(x), tmedian(v, m));
 			nst++;
 		}
 		for (i = 0; i < n; i++) {
@@ -680,7 +693,7 @@ START_TEST(test_metrics_units_and_unknown_units)
 }
 END_TEST
 
-/* Past 1024 launches the median comes from a reservoir: flagged "sampled". */
+/* Past 64 launches the median comes from a reservoir: flagged "sampled". */
 START_TEST(test_metrics_many_launches_sampled)
 {
 	struct kp_err err;
@@ -765,8 +778,9 @@ START_TEST(test_metrics_cells_keep_every_number_form)
 }
 END_TEST
 
-/* Past 1024 launches the sample is of whole launches: two columns equal in
- * every launch have equal medians, and every launch's keys are still seen. */
+/* Past 64 launches the sample is of whole launches: two columns equal in
+ * every launch have equal medians (a sample of 64 launches of 0..4999: within
+ * 1000 of 2500), and every launch's keys are still seen (min, max exact). */
 START_TEST(test_metrics_sample_is_whole_launches)
 {
 	struct kp_err err;
@@ -791,9 +805,9 @@ START_TEST(test_metrics_sample_is_whole_launches)
 	ck_assert_int_eq(kp_summary_value(k, "a", &a), 0);
 	ck_assert_int_eq(kp_summary_value(k, "b", &b), 0);
 	ck_assert_double_eq(a, b);
-	ck_assert_double_le(fabs(a - 2500), 250);
+	ck_assert_double_le(fabs(a - 2500), 1000);
 	ck_assert_int_eq(kp_summary_value(k, "duration_ns", &d), 0);
-	ck_assert_double_le(fabs(d - 2500), 250);
+	ck_assert_double_le(fabs(d - 2500), 1000);
 	sp = json_object_get(json_object_get(k, "spread"), "duration_ns");
 	ck_assert_double_eq(json_number_value(json_object_get(sp, "min")), 0);
 	ck_assert_double_eq(json_number_value(json_object_get(sp, "max")), 4999);
