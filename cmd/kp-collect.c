@@ -452,6 +452,56 @@ explain(struct run *r, enum kp_stage s, const struct kp_ncu_verdict *v)
 	free(cmd);
 }
 
+/*
+ * The source page of a kernel without lineinfo (cuBLAS, cuDNN, NCCL ... kernels):
+ * ncu prints "No lineinfo" and no table for the cuda view, so the SASS view of the
+ * same launch window is collected into the stage file, one pass more.  The
+ * manifest's source_mapping says which view the page holds and why.
+ */
+static void
+source_fallback(struct run *r, const char *final, const struct kp_ncu_verdict *v)
+{
+	struct kp_ncu_pass pass;
+	struct kp_ncu_run run;
+	struct kp_err err;
+	char why[512];
+	json_t *sm;
+
+	if (!v->no_lineinfo) {
+		json_object_set_new(r->manifest, "source_mapping", json_pack("{s:s, s:s}",
+		    "mapping", "cuda+sass", "reason", "the page maps SASS to CUDA source lines"));
+		return;
+	}
+	kp_ncu_lineinfo_why(final, why, sizeof(why));
+	kp_warn("source: no CUDA source lines (%s): collecting the SASS view, one pass more",
+	    why);
+	memset(&pass, 0, sizeof(pass));
+	pass.stage = KP_STAGE_SOURCE;
+	pass.view = "sass";
+	if (kp_ncu_run(&r->ncu, r->target, &pass, final, r->workdir, r->timeout, &run, &err) < 0)
+		kp_die_err(&err);
+	json_array_append_new(r->cmds, json_pack("{s:s, s:O, s:s, s:O}", "stage",
+	    "source (sass view: no lineinfo)", "argv", run.argv, "cwd", r->workdir, "env",
+	    json_object_get(json_object_get(r->target, "target"), "env") ?
+	    json_object_get(json_object_get(r->target, "target"), "env") : json_null()));
+	json_array_append_new(r->runs, json_pack("{s:s, s:s, s:O, s:o, s:f, s:s, s:s}", "stage",
+	    "source", "view", "sass", "argv", run.argv, "exit_status", run.res.exited ?
+	    json_integer(run.res.exit_status) : json_null(), "duration_s",
+	    (double)(long long)(run.res.duration_s * 100 + 0.5) / 100, "output",
+	    "details/07_source_raw.csv", "status", run.v.outcome == KP_OUT_OK ? "ok" :
+	    kp_outcome_status(run.v.outcome)));
+	sm = json_pack("{s:s, s:s, s:{s:s, s:f, s:s}}", "mapping", run.v.outcome == KP_OUT_OK ?
+	    "sass-only" : "none", "reason", why, "extra_pass", "view", "sass", "duration_s",
+	    (double)(long long)(run.res.duration_s * 100 + 0.5) / 100, "status",
+	    run.v.outcome == KP_OUT_OK ? "ok" : kp_outcome_status(run.v.outcome));
+	json_object_set_new(r->manifest, "source_mapping", sm);
+	if (run.v.outcome == KP_OUT_OK)
+		fprintf(stderr, "kp-collect: source (sass view) %.1fs\n", run.res.duration_s);
+	else
+		kp_warn("source: the SASS view failed too (%s): no source hotspots", run.v.reason);
+	kp_ncu_run_free(&run);
+}
+
 /* One ncu pass.  Returns the outcome; on success the stage file is in place. */
 static enum kp_outcome
 run_stage(struct run *r, enum kp_stage s)
@@ -495,6 +545,8 @@ run_stage(struct run *r, enum kp_stage s)
 	if (o == KP_OUT_OK) {
 		json_array_append_new(r->collected, json_string(kp_stage_id(s)));
 		fprintf(stderr, "kp-collect: %s %.1fs\n", kp_stage_id(s), run.res.duration_s);
+		if (s == KP_STAGE_SOURCE)
+			source_fallback(r, final, &run.v);
 	} else {
 		explain(r, s, &run.v);
 	}

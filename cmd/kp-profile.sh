@@ -1,8 +1,9 @@
 #!/bin/sh
 # kp-profile: the whole kp pipeline in one command (see kp-profile(1)):
 #   kp-gentarget | kp-collect | kp-hotspots | kp-decide | kp-report | kp-plot
-# Each step is a separate kp program; this script only chains them, stops at the
-# first failure with that program's exit status, and prints one JSONL record.
+# Each step is a separate kp program; this script only chains them and prints one
+# JSONL record.  A failed collection stops it with kp-collect's exit status; after
+# a successful one every later step degrades (the report says what is missing).
 version=@VERSION@
 prog=kp-profile
 
@@ -115,12 +116,22 @@ flag() {
 	' "$target"
 }
 
-step() {	# run one pipeline program on the record; stop on failure
+# After a successful collection no step stops the pipeline: a step that fails
+# is named on stderr and in the record's "degraded" list, and the report says
+# what is missing and why (kp-hotspots exit 8: the kernel has no lineinfo).
+degraded=
+step() {	# run one pipeline program on the record; note a failure, go on
 	name=$1
 	shift
 	printf '%s\n' "$rec" | "$name" "$@" >/dev/null
 	st=$?
-	[ "$st" -eq 0 ] || { echo "$prog: $name failed (exit $st); profile folder $dir" >&2; exit "$st"; }
+	[ "$st" -eq 0 ] && return 0
+	case $name:$st in
+	kp-hotspots:8) echo "$prog: no source hotspots: the kernel has no lineinfo and no SASS page was collected; going on" >&2 ;;
+	*) echo "$prog: $name failed (exit $st); going on without it; profile folder $dir" >&2 ;;
+	esac
+	degraded="$degraded${degraded:+,}\"$name (exit $st)\""
+	return "$st"
 }
 
 printf '%s\n' "$rec" | kp-collect --stages "$stages" >/dev/null
@@ -144,11 +155,15 @@ if [ "$plot" = 1 ] && [ "$(flag visualization enabled)" = true ]; then
 	case $st in
 	0) plotted=true ;;
 	4) echo "$prog: no picture: gnuplot is not installed (apt-get install gnuplot-nox)" >&2 ;;
-	*) echo "$prog: kp-plot failed (exit $st)" >&2; exit "$st" ;;
+	*) echo "$prog: kp-plot failed (exit $st); going on without a picture" >&2
+	   degraded="$degraded${degraded:+,}\"kp-plot (exit $st)\"" ;;
 	esac
 fi
-step kp-report
+# the report is the end product: without it the run failed
+printf '%s\n' "$rec" | kp-report >/dev/null
+st=$?
+[ "$st" -eq 0 ] || { echo "$prog: kp-report failed (exit $st); profile folder $dir" >&2; exit "$st"; }
 echo "$prog: report $dir/final_report.md" >&2
 esc=$(printf '%s' "$dir" | sed 's/\\/\\\\/g; s/"/\\"/g')
-printf '{"kind":"profile","plot":%s,"profile_dir":"%s","report":"%s/final_report.md"}\n' \
-	"$plotted" "$esc" "$esc"
+printf '{"degraded":[%s],"kind":"profile","plot":%s,"profile_dir":"%s","report":"%s/final_report.md"}\n' \
+	"$degraded" "$plotted" "$esc" "$esc"

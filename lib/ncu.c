@@ -657,10 +657,30 @@ kp_ncu_has_lineinfo(const char *path)
 	if (fp == NULL)
 		return 0;
 	while (!found && getline(&line, &cap, fp) != -1)
-		found = strncmp(line, "\"File Path\"", 11) == 0;
+		found = strncmp(line, "\"File Path\"", 11) == 0 ||
+		    strncmp(line, "\"Line No\"", 9) == 0;	/* a ptx view's table */
 	free(line);
 	fclose(fp);
 	return found;
+}
+
+void
+kp_ncu_lineinfo_why(const char *path, char *buf, size_t n)
+{
+	FILE *fp = fopen(path, "r");
+	char *line = NULL, *w;
+	size_t cap = 0;
+
+	snprintf(buf, n, "the page holds no CUDA source table");
+	if (fp == NULL)
+		return;
+	while (getline(&line, &cap, fp) != -1)
+		if ((w = strstr(line, "No lineinfo")) != NULL) {
+			snprintf(buf, n, "ncu: %.*s", (int)strcspn(w, "\r\n"), w);
+			break;
+		}
+	free(line);
+	fclose(fp);
 }
 
 /* "DIR/.BASE.PID.tmp" for "DIR/BASE"; malloc'd. */

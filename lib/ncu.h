@@ -76,8 +76,12 @@ struct kp_ncu_verdict {
  * absent) line by line; the caller json_decref()s v->kernels. */
 void kp_ncu_classify(const char *log_path, const char *out_path,
     const struct kp_proc_result *r, struct kp_ncu_verdict *v);
-/* 1 when a source-page CSV has CUDA source lines ("File Path" records), else 0. */
+/* 1 when a source-page CSV has source lines ("File Path" records, or the "Line
+ * No" header of a ptx view), else 0. */
 int kp_ncu_has_lineinfo(const char *source_csv);
+/* Why a source page has no CUDA lines, into buf: ncu's "No lineinfo ..." warning
+ * as "ncu: No lineinfo ...", else "the page holds no CUDA source table". */
+void kp_ncu_lineinfo_why(const char *source_csv, char *buf, size_t n);
 const char *kp_outcome_status(enum kp_outcome o);	/* manifest status word */
 int kp_outcome_exit(enum kp_outcome o);
 

@@ -89,20 +89,118 @@ value_text(char *buf, size_t len, const char *key, double v)
 		snprintf(buf, len, "%s (%s)", r, b);
 }
 
-/* A hotspot's location: "file:line" or the function. */
+/* The address (instruction) or address range a SASS-only row's evidence begins
+ * with ("range 0xA-0xB (..." / "instruction 0xA of ..."), into buf ("" if none). */
+static void
+sass_address(char *buf, size_t len, json_t *h)
+{
+	const char *e = rep_hf(h, "evidence"), *p = NULL;
+
+	buf[0] = '\0';
+	if (e != NULL && strncmp(e, "range 0x", 8) == 0)
+		p = e + 6;
+	else if (e != NULL && strncmp(e, "instruction 0x", 14) == 0)
+		p = e + 12;
+	if (p != NULL)
+		snprintf(buf, len, "%.*s", (int)strcspn(p, " :"), p);
+}
+
+/* A hotspot's location: "file:line", or the function and its SASS address. */
 static void
 where(char *buf, size_t len, json_t *h)
 {
 	const char *f = rep_hf(h, "source_file"), *l = rep_hf(h, "line");
 	const char *fn = rep_hf(h, "function"), *base;
+	char a[80];
 
+	sass_address(a, sizeof a, h);
 	if (f && *f) {
 		base = strrchr(f, '/') ? strrchr(f, '/') + 1 : f;
 		snprintf(buf, len, "%s%s%s", base, l && *l ? ":" : "", l && *l ? l : "");
-	} else if (fn && *fn)
+	} else if (fn && *fn && a[0])
+		snprintf(buf, len, "%s @ %s (SASS only)", fn, a);
+	else if (fn && *fn)
 		snprintf(buf, len, "%s (no line info)", fn);
 	else
 		snprintf(buf, len, "unknown location");
+}
+
+/* "mio_throttle (5.7% of the row's samples)" from the row's evidence ("stall
+ * mio_throttle 608 of 10586 samples (5.7%)"); the bare name when it has none. */
+static void
+stall_with_share(char *buf, size_t len, json_t *h)
+{
+	const char *sr = rep_hf(h, "stall_reason"), *e = rep_hf(h, "evidence"), *p, *q;
+	char key[96];
+
+	buf[0] = '\0';
+	if (sr == NULL || *sr == '\0')
+		return;
+	snprintf(key, sizeof key, "stall %s ", sr);
+	if (e != NULL && (p = strstr(e, key)) != NULL && (q = strstr(p, "samples (")) != NULL &&
+	    strchr(q, '%') != NULL) {
+		q += 9;
+		snprintf(buf, len, "%s (%.*s of the row's samples)", sr, (int)strcspn(q, ")"), q);
+		return;
+	}
+	snprintf(buf, len, "%s", sr);
+}
+
+/* How the source page maps SASS, from the manifest's source_mapping. */
+static void
+mapping_note(struct rep *r)
+{
+	const char *m = rep_jstr(r->manifest, "source_mapping.mapping");
+	const char *why = rep_jstr(r->manifest, "source_mapping.reason");
+	json_t *dv = rep_jget(r->manifest, "source_mapping.extra_pass.duration_s");
+
+	if (m == NULL || strcmp(m, "cuda+sass") == 0)
+		return;
+	fprintf(r->fp, "Source mapping: **%s**", m);
+	if (why != NULL) {
+		fputs(" (", r->fp);
+		rep_put_cell(r->fp, why);
+		fputc(')', r->fp);
+	}
+	fprintf(r->fp, ". The kernel has no lineinfo (a library kernel, or one built without"
+	    " `-lineinfo`), so rows are SASS address ranges and instructions, not source"
+	    " lines");
+	if (json_is_number(dv))
+		fprintf(r->fp, "; the SASS view cost one more ncu pass (%.2f s)",
+		    json_number_value(dv));
+	else if (json_is_string(dv))
+		fprintf(r->fp, "; the SASS view cost one more ncu pass (%s s)",
+		    json_string_value(dv));
+	fputs(".\n\n", r->fp);
+}
+
+/* What the SASS families of the shown rows do. */
+static void
+sass_glossary(struct rep *r)
+{
+	const char *seen[TOP_HOTSPOTS];
+	size_t i, j, n = 0;
+	json_t *h;
+
+	json_array_foreach(r->hotspots, i, h) {
+		const char *op = rep_hf(h, "sass_opcode");
+
+		if (i >= TOP_HOTSPOTS)
+			break;
+		if (op == NULL || *op == '\0' || kp_sass_describe(op) == NULL)
+			continue;
+		for (j = 0; j < n && strcmp(seen[j], op) != 0; j++)
+			;
+		if (j < n)
+			continue;
+		if (n == 0)
+			fprintf(r->fp, "What the top instructions do:\n\n");
+		seen[n++] = op;
+		fprintf(r->fp, "- `%s`: %s%s\n", op, kp_sass_describe(op),
+		    kp_sass_is_tensor(op) ? " (tensor-core work)" : "");
+	}
+	if (n > 0)
+		fputc('\n', r->fp);
 }
 
 void
@@ -264,6 +362,7 @@ rep_sec_hotspots(struct rep *r)
 		fputc('\n', r->fp);
 		return;
 	}
+	mapping_note(r);
 	fprintf(r->fp, "Top rows of [details/source_hotspots.csv](details/source_hotspots.csv)"
 	    " (%zu row%s in all).\n\n", json_array_size(r->hotspots),
 	    json_array_size(r->hotspots) == 1 ? "" : "s");
@@ -282,6 +381,12 @@ rep_sec_hotspots(struct rep *r)
 		rep_put_cell(r->fp, w);
 		for (c = 0; c < sizeof cols / sizeof cols[0]; c++) {
 			const char *t = rep_jstr(h, cols[c]);
+			char st[160];
+
+			if (strcmp(cols[c], "stall_reason") == 0) {
+				stall_with_share(st, sizeof st, h);
+				t = st;
+			}
 
 			fputs(" | ", r->fp);
 			rep_put_cell(r->fp, t && *t ? t : "—");
@@ -289,6 +394,7 @@ rep_sec_hotspots(struct rep *r)
 		fputs(" |\n", r->fp);
 	}
 	fputc('\n', r->fp);
+	sass_glossary(r);
 }
 
 /* The hotspot that backs a finding: its own rows, else the top row of its class,
@@ -345,8 +451,12 @@ rep_sec_hypotheses(struct rep *r)
 				fprintf(r->fp, ", SASS `%s`", rep_hf(h, "sass_opcode"));
 			if (rep_hf(h, "metric") && rep_hf(h, "value"))
 				fprintf(r->fp, ", %s = %s", rep_hf(h, "metric"), rep_hf(h, "value"));
-			if (rep_hf(h, "stall_reason") && *rep_hf(h, "stall_reason"))
-				fprintf(r->fp, ", stall %s", rep_hf(h, "stall_reason"));
+			if (rep_hf(h, "stall_reason") && *rep_hf(h, "stall_reason")) {
+				char st[160];
+
+				stall_with_share(st, sizeof st, h);
+				fprintf(r->fp, ", stall %s", st);
+			}
 			if (!own)
 				fprintf(r->fp, " (the top row overall: no row is classed %s)",
 				    rep_jstr(f, "class") ? rep_jstr(f, "class") : "?");
