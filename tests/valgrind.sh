@@ -50,6 +50,8 @@ vg extract-garbage 3 "$B/kp-extract" -o p/details "$F/source_sass.stderr"
 vg hotspots 0 "$B/kp-hotspots" -o out.csv "$F/source_cuda_sass.csv"
 vg hotspots-ptx 0 "$B/kp-hotspots" -o out.csv "$F/source_ptx.csv"
 vg hotspots-raw-page 3 "$B/kp-hotspots" -o out.csv "$F/full_raw.csv"
+vg hotspots-sass-ranges 0 "$B/kp-hotspots" -o out.csv "$FIX/h200/zoo/gemm_bf16/source_sass.csv"
+vg hotspots-no-lineinfo 8 "$B/kp-hotspots" -o out.csv "$FIX/h200/zoo/gemm_bf16/source_cuda_sass.csv"
 PREP=$staged
 vg decide 0 "$B/kp-decide" --metrics p/details/metrics_summary.json --hotspots p/details/source_hotspots.csv -o d.json
 vg decide-bad-rules 3 "$B/kp-decide" --rules p/details/01_basic_raw.csv --metrics p/details/metrics_summary.json
@@ -63,6 +65,8 @@ vg gentarget-check-bad 3 "$B/kp-gentarget" --check "$top/references/rules/bottle
 vg discover-csv 0 "$B/kp-discover" --from-csv "$FIX/h200/gemm_discovery/discovery_raw.csv" --output-dir d
 PREP=$target
 vg collect 0 "$B/kp-collect" --stages auto profile/t/profile-target.yaml
+PREP='KP_FAKE_NCU_DIR=$FIX/h200/zoo/conv; export KP_FAKE_NCU_DIR; kp-gentarget --target-cmd "python3 conv.py" --kernel sm90_xmma_fprop --profile-id t --requirement source >/dev/null 2>&1'
+vg collect-sass-fallback 0 "$B/kp-collect" --stages source profile/t/profile-target.yaml
 PREP="$target"'; KP_FAKE_NCU_DIR=$FIX/h200/gemm_discovery'
 vg discover 0 "$B/kp-discover" profile/t/profile-target.yaml
 echo "valgrind: $pass passed, $fail failed"
