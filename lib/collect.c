@@ -10,6 +10,7 @@
 #include <libfyaml.h>
 
 #include "kp.h"
+#include "kp_strmap.h"
 
 /* ---- the run record ---- */
 
@@ -203,94 +204,331 @@ read_head(struct kp_csv *c, json_t *cols, json_t *units, json_t *index, json_t *
 	return 0;
 }
 
-static json_t *
-find_row(json_t *rows, const char *name, json_int_t occ)
+/*
+ * The merge streams: memory does not grow with the launch count.  A first
+ * pass reads every file's header and units (the columns) and counts each
+ * kernel's rows per file, so whether a file has launch (name, occ) is known
+ * without keeping rows.  Then each file in turn drives: its rows whose
+ * launch no earlier file has are written, in its order, each with the same
+ * launch of the later files, found by a cursor per later file.  Stage files
+ * of one run list their launches in the same order, so a cursor finds each
+ * one next; a row it passes that this driver will still ask for is copied
+ * aside (memory grows only with how far the stages' orders differ).
+ */
+struct mrow {			/* a row a cursor passed, kept for its driver */
+	size_t name, occ, nf;
+	char **f;
+	struct mrow *next;
+};
+
+struct mfile {
+	const char *path, *stage;
+	size_t *map, nmap;	/* field i -> output column */
+	long name_col;
+	size_t *count;		/* rows per name (pass 1) */
+	struct kp_csv *c;	/* the cursor of this phase */
+	int cur;		/* c's current record is a row not yet taken */
+	size_t *seen;		/* rows per name the cursor has read */
+	struct mrow *pend, **tail;
+};
+
+struct merge {
+	struct mfile *f;
+	size_t n, ncols, nnames, cap;
+	struct kp_strmap names;
+	const char **cell;
+	struct kp_atomic *out;
+};
+
+static void
+mrow_free(struct mrow *r)
 {
 	size_t i;
-	json_t *r;
 
-	json_array_foreach(rows, i, r)
-		if (strcmp(json_string_value(json_object_get(r, "name")), name) == 0 &&
-		    json_integer_value(json_object_get(r, "occ")) == occ)
-			return r;
-	r = json_pack("{s:s, s:I, s:o, s:s}", "name", name, "occ", occ, "cells", json_object(),
-	    "stages", "");
-	json_array_append_new(rows, r);
-	return r;
+	for (i = 0; i < r->nf; i++)
+		free(r->f[i]);
+	free(r->f);
+	free(r);
+}
+
+static void
+cursor_close(struct mfile *f)
+{
+	struct mrow *r, *nx;
+
+	kp_csv_close(f->c);
+	f->c = NULL;
+	for (r = f->pend; r != NULL; r = nx) {
+		nx = r->next;
+		mrow_free(r);
+	}
+	f->pend = NULL;
+	f->tail = &f->pend;
+	free(f->seen);
+	f->seen = NULL;
+}
+
+/* Past the header and units of f: 0, or -1. */
+static int
+cursor_open(struct merge *g, struct mfile *f, struct kp_err *err)
+{
+	int r;
+
+	f->tail = &f->pend;
+	if ((f->seen = calloc(g->nnames + 1, sizeof(*f->seen))) == NULL)
+		return kp_errf(err, KP_EXIT_ENV, "out of memory");
+	if ((f->c = kp_csv_open_path(f->path, err)) == NULL || kp_csv_next(f->c, err) != 1 ||
+	    (r = kp_csv_next(f->c, err)) < 0)
+		return -1;
+	f->cur = r == 1 && kp_csv_nfields(f->c) > 0 && kp_csv_field(f->c, 0)->len > 0;
+	return 0;
+}
+
+/* The next row of f's cursor: 1 (its name id in *name, occ in *occ), 0 at the end. */
+static int
+cursor_next(struct merge *g, struct mfile *f, size_t *name, size_t *occ, struct kp_err *err)
+{
+	int r;
+
+	for (;;) {
+		const struct kp_field *nf;
+		size_t v = 0;
+
+		if (!f->cur) {
+			if ((r = kp_csv_next(f->c, err)) <= 0)
+				return r;
+		}
+		f->cur = 0;
+		if ((nf = kp_csv_field(f->c, (size_t)f->name_col)) == NULL)
+			continue;
+		if ((r = kp_strmap_get_put(&g->names, nf->s, &v)) < 0)
+			return kp_errf(err, KP_EXIT_ENV, "out of memory");
+		if (r == 0)	/* a name pass 1 did not see: the file changed */
+			return kp_errf(err, KP_EXIT_DATA, "%s: changed while it was merged", f->path);
+		*name = v;
+		*occ = f->seen[v]++;
+		return 1;
+	}
 }
 
 static int
-merge_file(const char *path, const char *stage, json_t *cols, json_t *units, json_t *index,
-    json_t *rows, struct kp_err *err)
+has(const struct mfile *f, size_t name, size_t occ)
 {
-	struct kp_csv *c = kp_csv_open_path(path, err);
-	json_t *map = json_array(), *count = json_object(), *row, *cells;
-	long name_col;
-	int rc, pending;
-	size_t i;
+	return f->count[name] > occ;
+}
 
-	if (c == NULL) {
-		json_decref(map);
-		json_decref(count);
+/* Keep the cursor's current row aside. */
+static int
+pend_add(struct mfile *f, size_t name, size_t occ)
+{
+	struct mrow *r = calloc(1, sizeof(*r));
+	size_t i, nf = kp_csv_nfields(f->c);
+
+	if (r == NULL || (r->f = calloc(nf + 1, sizeof(*r->f))) == NULL) {
+		free(r);
 		return -1;
 	}
-	if ((pending = read_head(c, cols, units, index, map, &name_col, err)) < 0)
-		goto fail;
+	r->name = name;
+	r->occ = occ;
+	for (i = 0; i < nf; i++, r->nf++)
+		if ((r->f[i] = strdup(kp_csv_field(f->c, i)->s)) == NULL) {
+			mrow_free(r);
+			return -1;
+		}
+	*f->tail = r;
+	f->tail = &r->next;
+	return 0;
+}
+
+static void
+take(struct merge *g, const struct mfile *f, size_t nf, const struct kp_csv *c, char **kept)
+{
+	size_t i;
+
+	for (i = 0; i < nf && i < f->nmap; i++)
+		if (g->cell[f->map[i]] == NULL)
+			g->cell[f->map[i]] = c != NULL ? kp_csv_field(c, i)->s : kept[i];
+}
+
+/* Launch (name, occ) in later file f, driven by file d: its cells added; 1 found. */
+static int
+find_in(struct merge *g, size_t d, struct mfile *f, size_t name, size_t occ, struct mrow **got,
+    struct kp_err *err)
+{
+	struct mrow **pp, *r;
+	size_t nm, oc, q;
+	int rc;
+
+	for (pp = &f->pend; (r = *pp) != NULL; pp = &r->next)
+		if (r->name == name && r->occ == occ) {
+			*pp = r->next;
+			if (f->tail == &r->next)
+				f->tail = pp;
+			r->next = NULL;
+			take(g, f, r->nf, NULL, r->f);
+			*got = r;	/* freed after the row is written */
+			return 1;
+		}
+	while ((rc = cursor_next(g, f, &nm, &oc, err)) == 1) {
+		if (nm == name && oc == occ) {
+			take(g, f, kp_csv_nfields(f->c), f->c, NULL);
+			return 1;
+		}
+		/* will this driver ask for it?  Only if d has it and no file before d */
+		if (!has(&g->f[d], nm, oc))
+			continue;
+		for (q = 0; q < d && !has(&g->f[q], nm, oc); q++)
+			;
+		if (q < d)
+			continue;
+		if (pend_add(f, nm, oc) < 0)
+			return kp_errf(err, KP_EXIT_ENV, "out of memory");
+	}
+	return rc;
+}
+
+static int
+drive(struct merge *g, size_t d, struct kp_err *err)
+{
+	struct mfile *df = &g->f[d];
+	struct mrow *got[64];
+	size_t name, occ, q, j, ngot;
+	char stages[1024];
+	int rc;
+
+	for (q = d + 1; q < g->n; q++)
+		if (cursor_open(g, &g->f[q], err) < 0)
+			return -1;
+	if (cursor_open(g, df, err) < 0)
+		return -1;
+	while ((rc = cursor_next(g, df, &name, &occ, err)) == 1) {
+		for (q = 0; q < d && !has(&g->f[q], name, occ); q++)
+			;
+		if (q < d)
+			continue;	/* written with an earlier file */
+		memset(g->cell, 0, g->ncols * sizeof(*g->cell));
+		take(g, df, kp_csv_nfields(df->c), df->c, NULL);
+		snprintf(stages, sizeof(stages), "%s", df->stage);
+		ngot = 0;
+		for (q = d + 1; q < g->n; q++) {
+			struct mrow *r = NULL;
+			size_t len = strlen(stages);
+
+			if (!has(&g->f[q], name, occ))
+				continue;
+			if ((rc = find_in(g, d, &g->f[q], name, occ, &r, err)) < 0)
+				return -1;
+			if (rc == 0)
+				continue;
+			if (r != NULL && ngot < 64)
+				got[ngot++] = r;
+			snprintf(stages + len, sizeof(stages) - len, ";%s", g->f[q].stage);
+		}
+		for (j = 0; j < g->ncols; j++) {
+			csv_put(g->out->fp, g->cell[j] != NULL ? g->cell[j] : "");
+			putc(',', g->out->fp);
+		}
+		fprintf(g->out->fp, "\"%zu\",", occ);
+		csv_put(g->out->fp, stages);
+		putc('\n', g->out->fp);
+		for (j = 0; j < ngot; j++)
+			mrow_free(got[j]);
+	}
+	for (q = d; q < g->n; q++)
+		cursor_close(&g->f[q]);
+	return rc;
+}
+
+/* Pass 1 over one file: its columns (added to cols/units) and rows per name. */
+static int
+head_and_count(struct merge *g, struct mfile *f, json_t *cols, json_t *units, json_t *index,
+    struct kp_err *err)
+{
+	struct kp_csv *c = kp_csv_open_path(f->path, err);
+	json_t *map = json_array();
+	int rc = -1, pending;
+	size_t i;
+
+	if (c == NULL || map == NULL)
+		goto out;
+	if ((pending = read_head(c, cols, units, index, map, &f->name_col, err)) < 0)
+		goto out;
+	f->nmap = json_array_size(map);
+	if ((f->map = malloc((f->nmap + 1) * sizeof(*f->map))) == NULL)
+		goto nomem;
+	for (i = 0; i < f->nmap; i++)
+		f->map[i] = (size_t)json_integer_value(json_array_get(map, i));
 	while ((rc = pending ? 1 : kp_csv_next(c, err)) == 1) {
-		const struct kp_field *nf = kp_csv_field(c, (size_t)name_col);
-		json_int_t occ;
-		const char *st;
-		char *ns;
+		const struct kp_field *nf = kp_csv_field(c, (size_t)f->name_col);
+		size_t v = g->nnames;
+		int r;
 
 		pending = 0;
 		if (nf == NULL)
 			continue;
-		occ = json_integer_value(json_object_get(count, nf->s));
-		json_object_set_new(count, nf->s, json_integer(occ + 1));
-		row = find_row(rows, nf->s, occ);
-		cells = json_object_get(row, "cells");
-		for (i = 0; i < kp_csv_nfields(c) && i < json_array_size(map); i++) {
-			char key[32];
-			snprintf(key, sizeof(key), "%lld",
-			    (long long)json_integer_value(json_array_get(map, i)));
-			if (json_object_get(cells, key) == NULL)
-				json_object_set_new(cells, key, json_string(kp_csv_field(c, i)->s));
+		if ((r = kp_strmap_get_put(&g->names, nf->s, &v)) < 0)
+			goto nomem;
+		if (r == 0) {
+			g->nnames++;
+			if (g->nnames > g->cap) {
+				size_t cap = g->cap ? g->cap * 2 : 64, k;
+
+				for (k = 0; k < g->n; k++) {
+					size_t *nc = realloc(g->f[k].count, cap * sizeof(*nc));
+
+					if (nc == NULL)
+						goto nomem;
+					memset(nc + g->cap, 0, (cap - g->cap) * sizeof(*nc));
+					g->f[k].count = nc;
+				}
+				g->cap = cap;
+			}
 		}
-		st = json_string_value(json_object_get(row, "stages"));
-		if ((ns = malloc(strlen(st) + strlen(stage) + 2)) != NULL) {
-			sprintf(ns, "%s%s%s", st, *st != '\0' ? ";" : "", stage);
-			json_object_set_new(row, "stages", json_string(ns));
-			free(ns);
-		}
+		f->count[v]++;
 	}
-	if (rc < 0)
-		goto fail;
+	goto out;
+nomem:
+	rc = kp_errf(err, KP_EXIT_ENV, "out of memory");
+out:
 	kp_csv_close(c);
 	json_decref(map);
-	json_decref(count);
-	return 0;
-fail:
-	kp_csv_close(c);
-	json_decref(map);
-	json_decref(count);
-	return -1;
+	return rc < 0 ? -1 : 0;
 }
 
 int
 kp_merge_raw(const char *const *paths, const char *const *stagev, size_t n, const char *out,
     struct kp_err *err)
 {
-	json_t *cols = json_array(), *units = json_array(), *index = json_object();
-	json_t *rows = json_array(), *r, *v;
+	json_t *cols = json_array(), *units = json_array(), *index = json_object(), *v;
 	struct kp_atomic a;
+	struct merge g;
 	size_t i, j;
-	int rc = -1;
+	int rc = -1, opened = 0;
 
+	memset(&g, 0, sizeof(g));
+	g.n = n;
+	if ((g.f = calloc(n + 1, sizeof(*g.f))) == NULL || cols == NULL || units == NULL ||
+	    index == NULL) {
+		kp_errf(err, KP_EXIT_ENV, "out of memory");
+		goto done;
+	}
+	for (i = 0; i < n; i++) {
+		g.f[i].path = paths[i];
+		g.f[i].stage = stagev[i];
+		g.f[i].tail = &g.f[i].pend;
+	}
 	for (i = 0; i < n; i++)
-		if (merge_file(paths[i], stagev[i], cols, units, index, rows, err) < 0)
+		if (head_and_count(&g, &g.f[i], cols, units, index, err) < 0)
 			goto done;
+	g.ncols = json_array_size(cols);
+	if ((g.cell = calloc(g.ncols + 1, sizeof(*g.cell))) == NULL) {
+		kp_errf(err, KP_EXIT_ENV, "out of memory");
+		goto done;
+	}
 	if (kp_atomic_open(&a, out, err) < 0)
 		goto done;
+	opened = 1;
+	g.out = &a;
 	json_array_foreach(cols, j, v) {
 		csv_put(a.fp, json_string_value(v));
 		putc(',', a.fp);
@@ -301,25 +539,25 @@ kp_merge_raw(const char *const *paths, const char *const *stagev, size_t n, cons
 		putc(',', a.fp);
 	}
 	fputs("\"\",\"\"\n", a.fp);
-	json_array_foreach(rows, i, r) {
-		json_t *cells = json_object_get(r, "cells");
-		for (j = 0; j < json_array_size(cols); j++) {
-			char key[32];
-			json_t *c;
-			snprintf(key, sizeof(key), "%zu", j);
-			c = json_object_get(cells, key);
-			csv_put(a.fp, c != NULL ? json_string_value(c) : "");
-			putc(',', a.fp);
-		}
-		fprintf(a.fp, "\"%lld\",", (long long)json_integer_value(json_object_get(r, "occ")));
-		csv_put(a.fp, json_string_value(json_object_get(r, "stages")));
-		putc('\n', a.fp);
-	}
+	for (i = 0; i < n; i++)
+		if (drive(&g, i, err) < 0)
+			goto done;
 	rc = kp_atomic_commit(&a, err);
+	opened = 0;
 done:
+	if (opened)
+		kp_atomic_abort(&a);
+	for (i = 0; g.f != NULL && i < n; i++) {
+		cursor_close(&g.f[i]);
+		free(g.f[i].map);
+		free(g.f[i].count);
+	}
+	free(g.f);
+	free(g.cell);
+	kp_strmap_free(&g.names);
 	json_decref(cols);
 	json_decref(units);
 	json_decref(index);
-	json_decref(rows);
 	return rc;
 }
+
