@@ -175,7 +175,7 @@ main(int argc, char *argv[])
 	if (target != NULL && kname == NULL && kindex < 0)
 		kname = tname = target_kernel(target);
 	kernel = pick_kernel(summary, metrics, kname, kindex, tname != NULL);
-	if (hotf != NULL && (hotspots = kp_rules_load_hotspots(hotf, &err)) == NULL)
+	if (hotf != NULL && (hotspots = kp_hs_csv_load(hotf, 1, &err)) == NULL)
 		kp_die_err(&err);
 	if (srcf == NULL && hotf != NULL) {	/* kp-hotspots writes it beside its CSV */
 		char *dir = kp_path_dir(hotf);

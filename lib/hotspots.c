@@ -78,9 +78,9 @@ kp_hotspots_write_csv(FILE *fp, const struct kp_hotspots *h, struct kp_err *err)
 {
 	size_t i;
 
-	if (fputs("source_file,line,function,sass_opcode,ptx_opcode,metric,value,"
-	    "stall_reason,bottleneck_class,confidence,evidence\n", fp) == EOF)
-		goto fail;
+	for (i = 0; i < KP_HSC_N; i++)
+		if (csv_field(fp, kp_hs_cols[i], i == KP_HSC_N - 1) < 0)
+			goto fail;
 	for (i = 0; i < h->n; i++) {
 		const struct kp_hotspot *r = &h->rows[i];
 		char ln[32] = "", val[64];

@@ -54,11 +54,4 @@ json_t *kp_rules_evidence_sections(struct kp_rules *r, json_t *kernel, json_t **
  */
 const char *kp_rules_followup(struct kp_rules *r, json_t *kernel, char *why, size_t whylen);
 
-/*
- * Read a source_hotspots.csv (header row, RFC 4180 quoting optional) into a
- * JSON array of row objects keyed by column; numeric cells become numbers.
- * A file without a bottleneck_class column is an error (KP_EXIT_DATA).
- */
-json_t *kp_rules_load_hotspots(const char *path, struct kp_err *err);
-
 #endif

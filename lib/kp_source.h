@@ -124,4 +124,25 @@ int kp_hotspots_write_csv(FILE *fp, const struct kp_hotspots *h, struct kp_err *
 /* A "hotspot" record; profile_dir may be NULL. */
 json_t *kp_hotspot_json(const struct kp_hotspot *r, const char *profile_dir);
 
+/*
+ * hotspots_csv.c: source_hotspots.csv read back, its one reader.  The header
+ * must be kp_hs_cols in order; every record has KP_HSC_N cells (RFC 4180);
+ * blank lines are skipped; errors name the file and the line (KP_EXIT_DATA).
+ */
+enum kp_hs_col { KP_HSC_FILE, KP_HSC_LINE, KP_HSC_FUNC, KP_HSC_SASS, KP_HSC_PTX,
+	KP_HSC_METRIC, KP_HSC_VALUE, KP_HSC_REASON, KP_HSC_CLASS, KP_HSC_CONF, KP_HSC_EVID,
+	KP_HSC_N };
+extern const char *const kp_hs_cols[KP_HSC_N];	/* the header, as written */
+struct kp_hs_csv;
+/* Reads the whole file and checks its header. */
+struct kp_hs_csv *kp_hs_csv_open(const char *path, struct kp_err *err);
+/* 1: *f holds the KP_HSC_N cells of the next record (valid until the next call);
+ * 0: end; -1: a record with another number of cells. */
+int kp_hs_csv_next(struct kp_hs_csv *r, const char ***f, struct kp_err *err);
+unsigned long kp_hs_csv_line(const struct kp_hs_csv *r);	/* where the record began */
+void kp_hs_csv_close(struct kp_hs_csv *r);
+/* The rows as objects keyed by column; with numbers, a cell that is a finite
+ * number is a JSON number (integers as integers), else every cell is a string. */
+json_t *kp_hs_csv_load(const char *path, int numbers, struct kp_err *err);
+
 #endif

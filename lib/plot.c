@@ -354,54 +354,6 @@ roofline(struct kp_plot *p, json_t *kernel, json_t *specs)
 
 /* ---- source hotspots ---- */
 
-/* Split one CSV line (RFC 4180 quotes, no embedded newlines) into at most max
- * fields, in place; returns the number of fields. */
-static size_t
-split_csv(char *s, char **f, size_t max)
-{
-	size_t n = 0;
-	char *w;
-
-	s[strcspn(s, "\r\n")] = '\0';
-	for (;;) {
-		if (n == max)
-			return n;
-		f[n++] = w = s;
-		if (*s == '"') {
-			s++;
-			for (;;) {
-				if (*s == '\0')
-					break;
-				if (*s == '"' && s[1] == '"') {
-					*w++ = '"';
-					s += 2;
-				} else if (*s == '"') {
-					s++;
-					break;
-				} else
-					*w++ = *s++;
-			}
-			while (*s != '\0' && *s != ',')
-				s++;
-		} else {
-			while (*s != '\0' && *s != ',')
-				*w++ = *s++;
-		}
-		if (*s == '\0') {
-			*w = '\0';
-			return n;
-		}
-		s++;
-		*w = '\0';
-	}
-}
-
-enum { H_FILE, H_LINE, H_FUNC, H_SASS, H_PTX, H_METRIC, H_VALUE, H_REASON, H_CLASS,
-	H_CONF, H_EVID, H_N };
-static const char *const hcols[H_N] = { "source_file", "line", "function", "sass_opcode",
-	"ptx_opcode", "metric", "value", "stall_reason", "bottleneck_class", "confidence",
-	"evidence" };
-
 static const char *
 base_name(const char *path)
 {
@@ -411,29 +363,29 @@ base_name(const char *path)
 }
 
 static int
-hot_row(struct kp_plot_panel *pn, char **f, struct kp_plot_row *all, size_t *n, double *total)
+hot_row(struct kp_plot_panel *pn, const char **f, struct kp_plot_row *all, size_t *n, double *total)
 {
 	double v, a, t;
 	struct kp_plot_row *r = &all[*n];
 
-	if (strcmp(f[H_CONF], "none") == 0) {
-		empty(pn, "no source hotspots: %s", f[H_EVID]);
+	if (strcmp(f[KP_HSC_CONF], "none") == 0) {
+		empty(pn, "no source hotspots: %s", f[KP_HSC_EVID]);
 		return 1;
 	}
-	if (strncmp(f[H_EVID], "instruction ", 12) == 0 && f[H_LINE][0] != '\0')
+	if (strncmp(f[KP_HSC_EVID], "instruction ", 12) == 0 && f[KP_HSC_LINE][0] != '\0')
 		return 0;	/* an instruction under a line already counted */
-	if (kp_parse_number(f[H_VALUE], strlen(f[H_VALUE]), &v) != KP_NUM_OK)
+	if (kp_parse_number(f[KP_HSC_VALUE], strlen(f[KP_HSC_VALUE]), &v) != KP_NUM_OK)
 		return -1;
-	if (sscanf(f[H_EVID], "%lf of %lf samples", &a, &t) == 2 && t > 0)
+	if (sscanf(f[KP_HSC_EVID], "%lf of %lf samples", &a, &t) == 2 && t > 0)
 		*total = t;
-	if (f[H_LINE][0] != '\0')
-		snprintf(r->label, sizeof r->label, "%.48s:%.12s %s", base_name(f[H_FILE]),
-		    f[H_LINE], f[H_SASS][0] ? f[H_SASS] : f[H_PTX]);
+	if (f[KP_HSC_LINE][0] != '\0')
+		snprintf(r->label, sizeof r->label, "%.48s:%.12s %s", base_name(f[KP_HSC_FILE]),
+		    f[KP_HSC_LINE], f[KP_HSC_SASS][0] ? f[KP_HSC_SASS] : f[KP_HSC_PTX]);
 	else
-		snprintf(r->label, sizeof r->label, "%s %.60s", f[H_SASS][0] ? f[H_SASS] : f[H_PTX],
-		    strncmp(f[H_EVID], "instruction ", 12) == 0 ? f[H_EVID] + 12 : "");
+		snprintf(r->label, sizeof r->label, "%s %.60s", f[KP_HSC_SASS][0] ? f[KP_HSC_SASS] : f[KP_HSC_PTX],
+		    strncmp(f[KP_HSC_EVID], "instruction ", 12) == 0 ? f[KP_HSC_EVID] + 12 : "");
 	r->v = v;
-	snprintf(r->note, sizeof r->note, "%s", f[H_REASON]);
+	snprintf(r->note, sizeof r->note, "%s", f[KP_HSC_REASON]);
 	(*n)++;
 	return 0;
 }
@@ -441,13 +393,13 @@ hot_row(struct kp_plot_panel *pn, char **f, struct kp_plot_row *all, size_t *n, 
 static int
 hotspots(struct kp_plot_panel *pn, const char *details, struct kp_err *err)
 {
-	char *p = path2(details, kp_artifact_name(KP_ART_HOTSPOTS)), *line = NULL, *f[H_N + 1];
+	char *p = path2(details, kp_artifact_name(KP_ART_HOTSPOTS));
 	char *src = path2(details, kp_stage_file(KP_STAGE_SOURCE));
 	struct kp_plot_row all[64];
-	size_t cap = 0, n = 0, nf, i;
-	unsigned long ln = 0;
+	struct kp_hs_csv *csv;
+	const char **f;
+	size_t n = 0, i;
 	double total = 0, sum = 0;
-	FILE *fp;
 	int rc = 0;
 
 	memset(all, 0, sizeof all);	/* v2 is unused here, but written to hotspots.dat */
@@ -462,50 +414,24 @@ hotspots(struct kp_plot_panel *pn, const char *details, struct kp_err *err)
 		return 0;
 	}
 	free(src);
-	if ((fp = fopen(p, "r")) == NULL) {
-		kp_errno(err, KP_EXIT_DATA, p);
+	if ((csv = kp_hs_csv_open(p, err)) == NULL) {
 		free(p);
 		return -1;
 	}
-	while (rc == 0 && getline(&line, &cap, fp) > 0) {
-		ln++;
-		nf = split_csv(line, f, H_N + 1);
-		if (ln == 1) {
-			for (i = 0; i < H_N; i++)
-				if (nf != H_N || strcmp(f[i], hcols[i]) != 0)
-					break;
-			if (i < H_N) {
-				kp_errf(err, KP_EXIT_DATA, "%s:1: not a source_hotspots.csv header", p);
-				rc = -1;
-			}
-			continue;
-		}
-		if (nf == 1 && f[0][0] == '\0')
-			continue;
-		if (nf != H_N) {
-			kp_errf(err, KP_EXIT_DATA, "%s:%lu: %zu fields, expected %d", p, ln, nf, H_N);
-			rc = -1;
-		} else if (n < sizeof all / sizeof all[0]) {
+	while (rc == 0 && (rc = kp_hs_csv_next(csv, &f, err)) == 1) {
+		rc = 0;
+		if (n < sizeof all / sizeof all[0]) {
 			int r = hot_row(pn, f, all, &n, &total);
 
 			if (r < 0) {
 				kp_errf(err, KP_EXIT_DATA, "%s:%lu: value \"%s\" is not a number", p,
-				    ln, f[H_VALUE]);
+				    kp_hs_csv_line(csv), f[KP_HSC_VALUE]);
 				rc = -1;
 			} else if (r > 0)
 				rc = 1;
 		}
 	}
-	if (rc == 0 && ferror(fp)) {
-		kp_errno(err, KP_EXIT_DATA, p);
-		rc = -1;
-	}
-	free(line);
-	fclose(fp);
-	if (rc == 0 && ln == 0) {
-		kp_errf(err, KP_EXIT_DATA, "%s: empty file", p);
-		rc = -1;
-	}
+	kp_hs_csv_close(csv);
 	free(p);
 	if (rc != 0)
 		return rc < 0 ? -1 : 0;
@@ -525,7 +451,7 @@ hotspots(struct kp_plot_panel *pn, const char *details, struct kp_err *err)
 	}
 	pn->n = i;
 	if (pn->n == 0)
-		empty(pn, "no source hotspots: source_hotspots.csv has no rows", NULL);
+		empty(pn, "no source hotspots: %s has no rows", kp_artifact_name(KP_ART_HOTSPOTS));
 	else {
 		pn->filled = 1;
 		for (i = 0, sum = 0; i < pn->n; i++)

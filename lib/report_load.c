@@ -101,112 +101,16 @@ load_json(const char *dir, const char *rel, struct kp_err *err, int *bad)
 	return j;
 }
 
-/* One CSV record of a line (RFC 4180 quoting, no embedded newlines). */
-static json_t *
-split_csv(const char *line)
-{
-	json_t *a = json_array();
-	const char *p = line;
-	char *f = malloc(strlen(line) + 1);
-	size_t n;
-
-	if (a == NULL || f == NULL) {
-		free(f);
-		json_decref(a);
-		return NULL;
-	}
-	for (;;) {
-		n = 0;
-		if (*p == '"') {
-			for (p++; *p; p++) {
-				if (*p == '"' && p[1] == '"')
-					f[n++] = *p++;
-				else if (*p == '"') {
-					p++;
-					break;
-				} else
-					f[n++] = *p;
-			}
-			while (*p && *p != ',')
-				p++;
-		} else
-			while (*p && *p != ',' && *p != '\n' && *p != '\r')
-				f[n++] = *p++;
-		json_array_append_new(a, json_stringn(f, n));
-		if (*p != ',')
-			break;
-		p++;
-	}
-	free(f);
-	return a;
-}
-
 /* details/source_hotspots.csv as an array of objects keyed by the header. */
 static json_t *
 load_hotspots(const char *dir, struct kp_err *err, int *bad)
 {
 	char *p = kp_artifact_path(dir, KP_ART_HOTSPOTS);
-	char *line = NULL;
-	size_t cap = 0;
-	json_t *head = NULL, *rows;
-	FILE *fp;
-	unsigned long ln = 0;
+	json_t *rows = NULL;
 
-	if (p == NULL || !kp_is_file(p) || (rows = json_array()) == NULL) {
-		free(p);
-		return NULL;
-	}
-	if ((fp = fopen(p, "r")) == NULL) {
-		kp_errno(err, KP_EXIT_DATA, p);
+	if (p != NULL && kp_is_file(p) && (rows = kp_hs_csv_load(p, 0, err)) == NULL)
 		*bad = 1;
-		free(p);
-		json_decref(rows);
-		return NULL;
-	}
-	while (getline(&line, &cap, fp) > 0) {
-		json_t *f = split_csv(line), *o, *v;
-		size_t i;
-
-		ln++;
-		if (f == NULL)
-			continue;
-		if (head == NULL) {
-			head = f;
-			if (json_array_size(head) < 2 || strcmp(json_string_value(json_array_get(
-			    head, 0)), "source_file") != 0) {
-				kp_errf(err, KP_EXIT_DATA, "%s:1: not a source_hotspots.csv header", p);
-				*bad = 1;
-				break;
-			}
-			continue;
-		}
-		if (json_array_size(f) != json_array_size(head)) {
-			/* a row cut short (truncated file) or with extra cells: not ours */
-			kp_errf(err, KP_EXIT_DATA, "%s:%lu: %zu fields, the header has %zu", p, ln,
-			    json_array_size(f), json_array_size(head));
-			json_decref(f);
-			*bad = 1;
-			break;
-		}
-		o = json_object();
-		json_array_foreach(f, i, v)
-			if (i < json_array_size(head))
-				json_object_set(o, json_string_value(json_array_get(head, i)), v);
-		json_array_append_new(rows, o);
-		json_decref(f);
-	}
-	free(line);
-	fclose(fp);
-	if (head == NULL && !*bad) {
-		kp_errf(err, KP_EXIT_DATA, "%s: empty: no source_hotspots.csv header", p);
-		*bad = 1;
-	}
 	free(p);
-	json_decref(head);
-	if (*bad) {
-		json_decref(rows);
-		return NULL;
-	}
 	return rows;
 }
 

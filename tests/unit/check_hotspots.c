@@ -1,6 +1,7 @@
 /* Unit tests for hotspots.c: aggregation, ranking, stall reasons, classes. */
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kp_check.h"
 
@@ -238,6 +239,55 @@ START_TEST(test_hotspots_csv_quotes_fields)
 }
 END_TEST
 
+/* A written CSV read back: quoted commas, quotes and newlines, CRLF, blank lines;
+ * a short record is named by the line it begins on. */
+START_TEST(test_hotspots_csv_reads_back_what_it_writes)
+{
+	char path[] = "/tmp/kp-check-hscsv-XXXXXX";
+	const char *hdr = "source_file,line,function,sass_opcode,ptx_opcode,metric,value,"
+	    "stall_reason,bottleneck_class,confidence,evidence";
+	char text[1024];
+	struct kp_err err;
+	json_t *rows;
+	FILE *fp;
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_ptr_nonnull(fp = fdopen(fd, "w"));
+	fprintf(fp, "%s\r\n\na.cu,7,\"f(int, int)\",LDG,,m,12,long_scoreboard,x,high,"
+	    "\"say \"\"two\"\"\nlines\"\r\n\nb.cu,8,g,,,m,1.5,,,low,e\n", hdr);
+	fclose(fp);
+	ck_assert_msg((rows = kp_hs_csv_load(path, 1, &err)) != NULL, "%s", err.msg);
+	ck_assert_uint_eq(json_array_size(rows), 2);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(rows, 0), "function")),
+	    "f(int, int)");
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(rows, 0), "evidence")),
+	    "say \"two\"\nlines");
+	ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(rows, 0), "line")), 7);
+	ck_assert(json_real_value(json_object_get(json_array_get(rows, 1), "value")) == 1.5);
+	json_decref(rows);
+	ck_assert_ptr_nonnull(rows = kp_hs_csv_load(path, 0, &err));
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(rows, 1), "value")),
+	    "1.5");
+	json_decref(rows);
+
+	snprintf(text, sizeof text, "%s\na.cu,7,\"two\nlines\",,,m,1,,,,e\nb.cu,8,g\n", hdr);
+	ck_assert_ptr_nonnull(fp = fopen(path, "w"));
+	fputs(text, fp);
+	fclose(fp);
+	ck_assert_ptr_null(kp_hs_csv_load(path, 0, &err));
+	ck_assert_int_eq(err.status, KP_EXIT_DATA);
+	ck_assert_str_eq(strstr(err.msg, ":4:"), ":4: 3 fields, the header has 11");
+
+	ck_assert_ptr_nonnull(fp = fopen(path, "w"));
+	fputs("source_file,line\n", fp);
+	fclose(fp);
+	ck_assert_ptr_null(kp_hs_csv_load(path, 0, &err));
+	ck_assert_str_eq(strstr(err.msg, ":1:"), ":1: not a source_hotspots.csv header");
+	unlink(path);
+}
+END_TEST
+
 /* zoo/gemm_bf16/source_sass.csv: "0x7f061b7a4000","HGMMA.64x64x16.F32.BF16 ...": 10586
  * samples, stall_mio 608, stall_wait 89, selected 63, not_selected 18 (9808 in no
  * stall column); L1 Conflicts Shared N-Way 8 with L1 Wavefronts Shared 9093504 equal
@@ -364,6 +414,7 @@ hotspots_suite(void)
 	tcase_add_test(tc, test_hotspots_unknown_metric_is_usage_error);
 	tcase_add_test(tc, test_hotspot_classes);
 	tcase_add_test(tc, test_hotspots_csv_quotes_fields);
+	tcase_add_test(tc, test_hotspots_csv_reads_back_what_it_writes);
 	tcase_add_test(tc, test_hotspots_hgemma_honest_rows);
 	tcase_add_test(tc, test_hotspots_named_reason_has_share);
 	tcase_add_test(tc, test_hotspots_conflict_only_above_ideal);

@@ -386,7 +386,7 @@ START_TEST(test_decide_hotspots_of_the_same_class)
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(write(fd, csv, strlen(csv)), (int)strlen(csv));
 	close(fd);
-	hot = kp_rules_load_hotspots(path, &err);
+	hot = kp_hs_csv_load(path, 1, &err);
 	unlink(path);
 	ck_assert_msg(hot != NULL, "%s", err.msg);
 	ck_assert_uint_eq(json_array_size(hot), 2);
