@@ -17,6 +17,8 @@
 
 #include <ctype.h>
 #include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -25,6 +27,58 @@
 
 #define MAX_ENTRIES 2000	/* per folder: a shallow look, not a crawl */
 #define MAX_LINES 5000		/* per file */
+#define MAX_BYTES (1 << 20)	/* per file: the first MiB is read, no more */
+
+/*
+ * A file of the repository to read, as a stream of its first MAX_BYTES: only a
+ * regular file (after links).  A repository is not trusted: README -> /dev/zero
+ * never ends a line, a FIFO named Makefile blocks open() and read() for ever.
+ * O_NONBLOCK keeps open() from waiting on a FIFO; fstat() on the open file then
+ * decides, so a swap between a check and the open changes nothing.
+ */
+struct text {
+	FILE *fp;
+	char *buf;
+};
+
+static int
+text_open(struct text *t, const char *path)
+{
+	struct stat st;
+	ssize_t n;
+	size_t len = 0;
+	int fd;
+
+	t->fp = NULL;
+	t->buf = NULL;
+	if (path == NULL || (fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    (t->buf = malloc(MAX_BYTES + 1)) == NULL) {
+		close(fd);
+		return -1;
+	}
+	while (len < MAX_BYTES && (n = read(fd, t->buf + len, MAX_BYTES - len)) > 0)
+		len += (size_t)n;
+	close(fd);
+	t->buf[len] = '\n';	/* fmemopen() needs a size above 0 */
+	if ((t->fp = fmemopen(t->buf, len + 1, "r")) == NULL) {
+		free(t->buf);
+		t->buf = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+static void
+text_close(struct text *t)
+{
+	if (t->fp != NULL)
+		fclose(t->fp);
+	free(t->buf);
+	t->fp = NULL;
+	t->buf = NULL;
+}
 
 static void
 add(json_t *cands, const char *cmd, int score, const char *evidence)
@@ -181,7 +235,8 @@ static void
 scan_readme(json_t *cands, const char *top, const char *name)
 {
 	char *path = kp_path_join(top, name), *line = NULL;
-	FILE *fp = path ? fopen(path, "r") : NULL;
+	struct text t;
+	FILE *fp = text_open(&t, path) == 0 ? t.fp : NULL;
 	size_t cap = 0;
 	ssize_t len;
 	unsigned long lno = 0;
@@ -232,8 +287,7 @@ scan_readme(json_t *cands, const char *top, const char *name)
 		}
 	}
 	free(line);
-	if (fp)
-		fclose(fp);
+	text_close(&t);
 	free(path);
 }
 
@@ -242,7 +296,8 @@ static void
 scan_cmake(json_t *cands, const char *top)
 {
 	char *path = kp_path_join(top, "CMakeLists.txt"), *line = NULL;
-	FILE *fp = path ? fopen(path, "r") : NULL;
+	struct text t;
+	FILE *fp = text_open(&t, path) == 0 ? t.fp : NULL;
 	size_t cap = 0;
 	unsigned long lno = 0;
 
@@ -266,8 +321,7 @@ scan_cmake(json_t *cands, const char *top)
 		add(cands, cmd, 20, ev);
 	}
 	free(line);
-	if (fp)
-		fclose(fp);
+	text_close(&t);
 	free(path);
 }
 
@@ -276,7 +330,8 @@ static void
 scan_makefile(json_t *cands, const char *top)
 {
 	char *path = kp_path_join(top, "Makefile"), *line = NULL;
-	FILE *fp = path ? fopen(path, "r") : NULL;
+	struct text t;
+	FILE *fp = text_open(&t, path) == 0 ? t.fp : NULL;
 	size_t cap = 0;
 	unsigned long lno = 0;
 
@@ -297,8 +352,7 @@ scan_makefile(json_t *cands, const char *top)
 		add(cands, cmd, 30, ev);
 	}
 	free(line);
-	if (fp)
-		fclose(fp);
+	text_close(&t);
 	free(path);
 }
 
