@@ -19,7 +19,11 @@
 #   epipe       stdout is a pipe nobody reads, SIGPIPE ignored: non-zero, one message
 #   sigpipe     the same with SIGPIPE at its default: non-zero (killed or not)
 # An environment that cannot give a case (no setpriv, no unshare) fails the case:
-# nothing is skipped.
+# nothing is skipped, with one exception: nobody runs a copy of the programs, the
+# stand-in ncu, the references and the fixtures it needs (the checkout may lie
+# below a folder only root may enter, /root/kp under 0700), put where nobody can
+# reach them; when no such place exists (a temporary folder nobody can enter)
+# the nobody cases are skipped, and the reason printed.
 #
 # Usage: tests/bad/run.sh [-v] [PATTERN]   (PATTERN: a grep -E on "program/input/case")
 # Prints "bad: N passed, M failed".
@@ -34,7 +38,7 @@ verbose=0
 pat=${1:-.}
 pass=0 fail=0
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT INT TERM
+trap 'rm -rf "$work" ${pub:+"$pub"}' EXIT INT TERM
 
 # ---- good inputs, made once ----
 good=$work/good
@@ -400,6 +404,29 @@ msgcheck() {
 }
 G=$good
 export G
+# What nobody runs: a copy it can reach (the stand-in ncu finds its captures
+# beside itself, the programs their references beside themselves).
+nobody_skip=
+pubmake() {
+	pub=$(mktemp -d "$1/kp-nobody.XXXXXX") || return 1
+	mkdir -p "$pub/tests/fixtures/h200" &&
+	cp -R "$top/bin" "$top/references" "$pub/" && cp -R "$top/tests/bin" "$pub/tests/" &&
+	cp -R "$FIX/h200/device" "$FIX/h200/hgemm_v0" "$pub/tests/fixtures/h200/" &&
+	chmod -R a+rX "$pub" && chmod 755 "$pub" || return 1
+	command -v setpriv >/dev/null || return 0	# the cases say so themselves
+	setpriv --reuid=65534 --regid=65534 --clear-groups sh -c \
+	    "'$pub/bin/kp-extract' --version && test -r '$pub/references/rules/bottleneck_rules.yaml' &&
+	    test -r '$G/raw.csv' && test -x '$work'" >/dev/null 2>&1 && return 0
+	rm -rf "$pub"
+	return 1
+}
+if ! pubmake "$work"; then
+	for base in /tmp /var/tmp /dev/shm; do
+		pubmake "$base" && break
+	done
+	[ -d "${pub:-}" ] || nobody_skip="no folder that both root's test files and nobody can reach ($work is not reachable for uid 65534)"
+fi
+[ -z "$nobody_skip" ] || echo "bad: skipping the nobody cases: $nobody_skip"
 for prog in extract hotspots decide compare report plot discover gentarget collect; do
 	cmd=$(outcmd $prog)
 	prep=$(outprep $prog)
@@ -408,6 +435,7 @@ for prog in extract hotspots decide compare report plot discover gentarget colle
 		name=$prog/output/$c
 		printf '%s\n' "$name" | grep -qE -- "$pat" || continue
 		case $prog/$c in report/unwritable|plot/unwritable) continue ;; esac	# the output is the input folder
+		[ $c = nobody ] && [ -n "$nobody_skip" ] && continue
 		d=$(mktemp -d "$work/run.XXXXXX")
 		chmod 755 "$d"
 		why=$(cd "$d" && export D="$d/o" && case $c in
@@ -418,7 +446,8 @@ for prog in extract hotspots decide compare report plot discover gentarget colle
 		nobody)
 			command -v setpriv >/dev/null || { echo "setpriv not found"; exit; }
 			sh -c "$prep" && chmod -R go-w "$D" &&
-			setpriv --reuid=65534 --regid=65534 --clear-groups sh -c "$cmd" >stdout 2>stderr </dev/null
+			setpriv --reuid=65534 --regid=65534 --clear-groups env PATH="$pub/bin:$pub/tests/bin:$PATH" \
+			    FIX="$pub/tests/fixtures" sh -c "$cmd" >stdout 2>stderr </dev/null
 			s=$?; [ $s = 4 ] || { echo "exit status $s, expected 4: $(tail -1 stderr)"; exit; }
 			msgcheck stderr kp-$prog
 			[ "$(eval cat "\"$watch\"")" = GOOD ] || echo "the earlier output was changed" ;;
@@ -449,5 +478,6 @@ for prog in extract hotspots decide compare report plot discover gentarget colle
 		rm -rf "$d"
 	done
 done
+[ -z "${pub:-}" ] || rm -rf "$pub"
 echo "bad: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
