@@ -1,6 +1,6 @@
 #!/bin/sh
 # The whole suite: unit programs, command-line cases, documentation checks,
-# the bad-input matrix.
+# the bad-input matrix, the lint of the check files (assertions that can never fail).
 # Prints each part's summary, then one total line: "total: N passed, M failed".
 top=$(cd "$(dirname "$0")/.." && pwd)
 log=$(mktemp)
@@ -9,6 +9,7 @@ sh "$top/tests/run-unit.sh" "$@" 2>&1 | tee -a "$log" || status=1
 sh "$top/tests/run-cli.sh" 2>&1 | tee -a "$log" || status=1
 sh "$top/tests/run-docs.sh" 2>&1 | tee -a "$log" || status=1
 sh "$top/tests/bad/run.sh" 2>&1 | tee -a "$log" || status=1
+sh "$top/tests/run-lint.sh" 2>&1 | tee -a "$log" || status=1
 # Unit programs report checks, the runners report files/cases: add up the cases.
 pass=$(sed -n 's/^[a-z]*: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$log" | awk '{s+=$1} END {print s+0}')
 fail=$(sed -n 's/^[a-z]*: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$log" | awk '{s+=$1} END {print s+0}')
