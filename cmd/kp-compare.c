@@ -266,6 +266,27 @@ describe(json_t *cmp, const char *side, const char *path, const char *profile)
 		json_object_set_new(o, "primary_class", c);
 }
 
+/* --baseline auto with no earlier profile of the kernel: a report, exit 0. */
+static int
+first_run(json_t *ck, char *cfile, char *cprof, json_t *cs, const char *why, double tol,
+    const char *output)
+{
+	struct kp_err err;
+	json_t *cmp;
+
+	if ((cmp = kp_compare_first(ck, cprof, why, tol, &err)) == NULL)
+		kp_die_err(&err);
+	json_object_set_new(cmp, "baseline", json_pack("{s:n}", "path"));
+	describe(cmp, "current", cprof, cprof);
+	kp_warn("no baseline yet: %s; %s will be the baseline next time", why, cprof);
+	publish(cmp, cprof, output, kp_artifact_name(KP_ART_REGRESSION),
+	    kp_artifact_name(KP_ART_COMPARISON));
+	free(cfile);
+	free(cprof);
+	json_decref(cs);
+	return finish(cmp);
+}
+
 static int
 before_after(const char *current, const char *baseline, double tol, int tol_given,
     const char *output)
@@ -278,10 +299,15 @@ before_after(const char *current, const char *baseline, double tol, int tol_give
 	ck = primary_of(cs, cfile);
 	target_defaults(cprof, &base, &tol, tol_given);
 	if (base == NULL || strcmp(base, "auto") == 0) {
+		int none = 0;
+
 		free(base);
 		if ((base = kp_compare_auto_baseline(cprof, json_string_value(json_object_get(ck,
-		    "function")), &err)) == NULL)
-			kp_die_err(&err);
+		    "function")), &none, &err)) == NULL) {
+			if (!none)
+				kp_die_err(&err);
+			return first_run(ck, cfile, cprof, cs, err.msg, tol, output);
+		}
 	} else {
 		char *r = resolve_baseline(base, cprof);
 

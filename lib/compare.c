@@ -176,7 +176,8 @@ primary_kernel(json_t *summary)
 }
 
 char *
-kp_compare_auto_baseline(const char *current_dir, const char *function, struct kp_err *err)
+kp_compare_auto_baseline(const char *current_dir, const char *function, int *none,
+    struct kp_err *err)
 {
 	char *root = parent_of(current_dir);
 	char cur[16], best[16] = "", ts[16];
@@ -230,11 +231,14 @@ kp_compare_auto_baseline(const char *current_dir, const char *function, struct k
 		json_decref(s);
 	}
 	closedir(d);
-	if (found == NULL)
-		kp_errf(err, KP_EXIT_DATA, "no baseline for %s: no earlier profile in %s has a"
-		    " summary of kernel %s (%d earlier profile%s with a summary); give"
-		    " --baseline DIR", base_of(current_dir), root, function ? function : "?",
+	if (found == NULL) {
+		/* not an error: the first profile of a kernel has nothing to compare with */
+		kp_errf(err, KP_EXIT_DATA, "no earlier profile in %s has a summary of kernel %s"
+		    " (%d earlier profile%s with a summary)", root, function ? function : "?",
 		    seen, seen == 1 ? "" : "s");
+		if (none != NULL)
+			*none = 1;
+	}
 	free(root);
 	return found;
 }
@@ -480,6 +484,25 @@ kp_compare_kernels(json_t *b, json_t *c, double tol, struct kp_err *err)
 	return cmp;
 }
 
+json_t *
+kp_compare_first(json_t *current, const char *current_dir, const char *why, double tol,
+    struct kp_err *err)
+{
+	json_t *none = json_object(), *cmp;
+	char reason[1536];
+
+	cmp = kp_compare_kernels(none, current, tol, err);
+	json_decref(none);
+	if (cmp == NULL)
+		return NULL;
+	snprintf(reason, sizeof reason, "no baseline yet: %s; %s will be the baseline of the"
+	    " next profile of this kernel (--baseline auto)", why, current_dir);
+	json_object_set_new(cmp, "verdict", json_string("NO BASELINE"));
+	json_object_set_new(cmp, "verdict_reason", json_string(reason));
+	json_object_set_new(cmp, "next_baseline", json_string(current_dir));
+	return cmp;
+}
+
 /* ---- markdown ---- */
 
 static const char *
@@ -568,6 +591,17 @@ kp_compare_markdown(json_t *cmp, FILE *fp)
 	side_md(fp, cmp, "kernel", "kernel");
 	side_md(fp, cmp, "launches", "launches");
 	side_md(fp, cmp, "primary bottleneck", "primary_class");
+	if (strcmp(str(cmp, "verdict", ""), "NO BASELINE") == 0) {
+		fprintf(fp, "\n## No baseline yet\n\nThis is the first profile of this kernel"
+		    " in its output root, so nothing was compared. The next profile of the"
+		    " kernel there (a later id timestamp) takes `%s` as its baseline with"
+		    " `--baseline auto`; or give `--baseline DIR`.\n\n## Current values\n\n"
+		    "| metric | better | baseline | current | change | change %% | judgment |\n"
+		    "| --- | --- | --- | --- | --- | --- | --- |\n", str(cmp, "next_baseline", "?"));
+		json_array_foreach(rows, i, r)
+			row_md(fp, r);
+		return ferror(fp) ? -1 : 0;
+	}
 	fprintf(fp, "\n## Metrics that explain the change\n\n");
 	moved = calloc(json_array_size(rows) + 1, sizeof *moved);
 	json_array_foreach(rows, i, r) {

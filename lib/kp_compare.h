@@ -28,17 +28,28 @@ int kp_profile_timestamp(const char *id, char out[16]);
  * auto baseline: the newest profile folder of the same output root (the parent of
  * current_dir) whose id timestamp is earlier than the current one's and whose
  * primary kernel has the same function name.  Returns a malloc'd folder path, or
- * NULL with err (KP_EXIT_DATA) saying why none qualified.
+ * NULL with err (KP_EXIT_DATA) saying why; *none (may be NULL) is set to 1 when
+ * the search ran and no earlier profile of the kernel exists (a first run), and
+ * left alone when it could not search (no id timestamp, unreadable root).
  */
-char *kp_compare_auto_baseline(const char *current_dir, const char *function,
+char *kp_compare_auto_baseline(const char *current_dir, const char *function, int *none,
     struct kp_err *err);
+
+/*
+ * The comparison object of a first run: the current kernel's values with no
+ * baseline, verdict "NO BASELINE", verdict_reason built from why (the text
+ * kp_compare_auto_baseline gave) and next_baseline = current_dir.
+ */
+json_t *kp_compare_first(json_t *current, const char *current_dir, const char *why,
+    double tolerance_pct, struct kp_err *err);
 
 /*
  * Compare two kernel objects of metrics summaries (kp_summary_primary()).
  * Returns the comparison object (the content of comparison/comparison.json,
  * schema "kp-comparison/1", see kp-compare(1)): tolerance_pct, rows (metric,
  * baseline, current, change, change_pct, direction, judgment, reason), verdict
- * ("IMPROVEMENT", "REGRESSION", "NO MATERIAL CHANGE") and verdict_reason.
+ * ("IMPROVEMENT", "REGRESSION", "NO MATERIAL CHANGE"; "NO BASELINE" from
+ * kp_compare_first) and verdict_reason.
  * Never divides by a zero baseline: such rows are "not comparable".
  */
 json_t *kp_compare_kernels(json_t *baseline, json_t *current, double tolerance_pct,

@@ -1,5 +1,7 @@
 /* Unit tests for compare.c: judgments, the verdict, profile ids. */
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kp_check.h"
 
@@ -164,6 +166,53 @@ START_TEST(test_compare_markdown_has_verdict_and_table)
 }
 END_TEST
 
+START_TEST(test_compare_first_run_has_no_baseline)
+{
+	struct kp_err err;
+	json_t *k = kernel("{\"duration_ns\":1000}", NULL);
+	json_t *cmp = kp_compare_first(k, "profile/k_20261202_120000", "no earlier profile", 2,
+	    &err);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp;
+
+	ck_assert_ptr_nonnull(cmp);
+	ck_assert_str_eq(json_string_value(json_object_get(cmp, "verdict")), "NO BASELINE");
+	ck_assert_str_eq(json_string_value(json_object_get(cmp, "next_baseline")),
+	    "profile/k_20261202_120000");
+	ck_assert_str_eq(judged(cmp, "duration_ns"), "not comparable");
+	fp = open_memstream(&buf, &len);
+	ck_assert_int_eq(kp_compare_markdown(cmp, fp), 0);
+	fclose(fp);
+	ck_assert_ptr_nonnull(strstr(buf, "Verdict: **NO BASELINE**: no baseline yet: no earlier"
+	    " profile; profile/k_20261202_120000 will be the baseline"));
+	ck_assert_ptr_nonnull(strstr(buf, "## No baseline yet"));
+	ck_assert_ptr_null(strstr(buf, "## Metrics that explain the change"));
+	free(buf);
+	json_decref(cmp);
+	json_decref(k);
+}
+END_TEST
+
+START_TEST(test_compare_auto_baseline_none_is_a_first_run)
+{
+	struct kp_err err;
+	int none = 0;
+	char tmpl[] = "/tmp/kp-compare-XXXXXX", cur[64];
+
+	ck_assert_ptr_nonnull(mkdtemp(tmpl));
+	snprintf(cur, sizeof cur, "%s/k_20261202_120000", tmpl);
+	ck_assert_ptr_null(kp_compare_auto_baseline(cur, "k", &none, &err));
+	ck_assert_int_eq(none, 1);
+	none = 0;
+	snprintf(cur, sizeof cur, "%s/k_no_timestamp", tmpl);
+	ck_assert_ptr_null(kp_compare_auto_baseline(cur, "k", &none, &err));
+	ck_assert_int_eq(none, 0);
+	ck_assert_int_eq(err.status, KP_EXIT_DATA);
+	rmdir(tmpl);
+}
+END_TEST
+
 static Suite *
 compare_suite(void)
 {
@@ -178,6 +227,8 @@ compare_suite(void)
 	tcase_add_test(tc, test_compare_overlapping_ranges_are_noise);
 	tcase_add_test(tc, test_compare_profile_timestamp);
 	tcase_add_test(tc, test_compare_markdown_has_verdict_and_table);
+	tcase_add_test(tc, test_compare_first_run_has_no_baseline);
+	tcase_add_test(tc, test_compare_auto_baseline_none_is_a_first_run);
 	suite_add_tcase(s, tc);
 	return s;
 }
