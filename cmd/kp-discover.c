@@ -13,7 +13,8 @@
 
 static const char synopsis[] =
     "usage: kp-discover [--max-launches N] [--hint NAME] [--filter] [--ncu-bin PATH]\n"
-    "                   [--timeout S] [--output-dir DIR] [--from-csv FILE] [TARGET.yaml]\n";
+    "                   [--timeout S] [--output-dir DIR] [--from-csv FILE]\n"
+    "                   [TARGET.yaml [DETAILS]]\n";
 
 enum { O_MAX = 256, O_HINT, O_FILTER, O_NCU, O_TIMEOUT, O_OUTDIR, O_CSV };
 
@@ -47,10 +48,18 @@ resolve_ncu(struct kp_ncu *n, json_t *t, const char *profile_dir, const char *nc
 		kp_die_err(&err);
 }
 
-/* Run the discovery pass; the raw CSV lands in details/00_discovery_raw.csv. */
+/* The details folder: DETAILS when given, else PROFILE/details. */
+static char *
+details_of(const char *profile_dir, const char *details_arg)
+{
+	return details_arg != NULL ? kp_xstrdup(details_arg) :
+	    kp_path_join(profile_dir, KP_DETAILS);
+}
+
+/* Run the discovery pass; the raw CSV lands in DETAILS/00_discovery_raw.csv. */
 static json_t *
-run_ncu(json_t *t, const char *profile_dir, const struct kp_ncu *n, long max, int use_filter,
-    double timeout)
+run_ncu(json_t *t, const char *profile_dir, const char *details_arg, const struct kp_ncu *n,
+    long max, int use_filter, double timeout)
 {
 	char real[PATH_MAX], *details, *final;
 	const char *wd = kp_target_str(t, "target", "working_directory");
@@ -61,10 +70,10 @@ run_ncu(json_t *t, const char *profile_dir, const struct kp_ncu *n, long max, in
 
 	if (kp_mkdirs(profile_dir, &err) < 0 || realpath(profile_dir, real) == NULL)
 		kp_die(KP_EXIT_ENV, "%s: cannot create the profile folder", profile_dir);
-	details = kp_path_join(real, KP_DETAILS);
+	details = details_of(real, details_arg);
 	if (kp_mkdirs(details, &err) < 0)
 		kp_die_err(&err);
-	final = kp_artifact_path(real, KP_ART_DISCOVERY_RAW);
+	final = kp_path_join(details, kp_artifact_name(KP_ART_DISCOVERY_RAW));
 	if (wd == NULL || *wd == '\0')
 		wd = ".";
 	if (!kp_is_dir(wd))
@@ -137,6 +146,7 @@ main(int argc, char **argv)
 	json_t *t = NULL, *cands, *run = NULL;
 	struct kp_ncu n;
 	char *path = NULL, *profile_dir = NULL, *capture;
+	const char *details_arg = NULL;
 
 	kp_init(argv[0], synopsis);
 	while ((ch = kp_getopt(argc, argv, "h", longopts)) != -1) {
@@ -158,13 +168,18 @@ main(int argc, char **argv)
 	}
 	argc -= optind;
 	argv += optind;
-	if (argc > 1 || (csv != NULL && argc > 0))
+	if (argc > 2 || (csv != NULL && argc > 0))
 		kp_usage(KP_EXIT_USAGE);
+	if (argc == 2) {
+		if (*argv[1] == '\0')
+			kp_die(KP_EXIT_USAGE, "DETAILS: empty folder name");
+		details_arg = argv[1];
+	}
 	if (csv != NULL && (use_filter || ncu != NULL || timeout >= 0))
 		kp_die(KP_EXIT_USAGE, "--from-csv runs no ncu: --filter, --ncu-bin and --timeout "
 		    "do not apply");
 	if (csv == NULL) {
-		if (argc == 1) {
+		if (argc >= 1) {
 			path = strdup(argv[0]);
 		} else if (!isatty(0)) {
 			char *pd = kp_jsonl_first_profile_dir(stdin, "<stdin>", &err);
@@ -185,7 +200,8 @@ main(int argc, char **argv)
 			timeout = json_is_number(to) ? (long long)json_number_value(to) : 0;
 		}
 		resolve_ncu(&n, t, profile_dir, ncu);
-		run = run_ncu(t, profile_dir, &n, (long)max, use_filter, (double)timeout);
+		run = run_ncu(t, profile_dir, details_arg, &n, (long)max, use_filter,
+		    (double)timeout);
 		kp_ncu_free(&n);
 		capture = strdup(json_string_value(json_object_get(run, "capture")));
 	} else {
@@ -197,10 +213,10 @@ main(int argc, char **argv)
 	if (run != NULL)
 		json_object_set_new(cands, "run", run);
 	if (profile_dir != NULL) {
-		char *details = kp_path_join(profile_dir, KP_DETAILS), *out;
+		char *details = details_of(profile_dir, details_arg), *out;
 		if (kp_mkdirs(details, &err) < 0)
 			kp_die_err(&err);
-		out = kp_artifact_path(profile_dir, KP_ART_CANDIDATES);
+		out = kp_path_join(details, kp_artifact_name(KP_ART_CANDIDATES));
 		if (kp_write_json_atomic(out, cands, JSON_INDENT(2) | JSON_SORT_KEYS, &err) < 0)
 			kp_die_err(&err);
 		free(out);
