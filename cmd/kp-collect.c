@@ -18,13 +18,13 @@
 static const char synopsis[] =
     "usage: kp-collect [--dry-run] [--stages auto | all | LIST] [--ncu-bin PATH]\n"
     "                  [--timeout S] [--output-dir DIR] [--target-cmd CMD]\n"
-    "                  [--kernel-name NAME] [--kernel-regex RE] [--nvtx-range RANGE]\n"
-    "                  [--launch-skip N] [--launch-count N] [--runtime RUNTIME]\n"
-    "                  [--sudo] [--devices LIST] [--clock-control base | none]\n"
-    "                  [--extra OPTIONS] [TARGET.yaml]\n";
+    "                  [--kernel-name NAME] [--kernel-regex RE | --kernel-id ID |\n"
+    "                  --nvtx-range RANGE] [--launch-skip N] [--launch-count N]\n"
+    "                  [--runtime RUNTIME] [--sudo] [--devices LIST]\n"
+    "                  [--clock-control base | none] [--extra OPTIONS] [TARGET.yaml]\n";
 
 enum {
-	O_DRY = 256, O_STAGES, O_NCU, O_TIMEOUT, O_OUTDIR, O_CMD, O_KNAME, O_KRE, O_NVTX,
+	O_DRY = 256, O_STAGES, O_NCU, O_TIMEOUT, O_OUTDIR, O_CMD, O_KNAME, O_KRE, O_KID, O_NVTX,
 	O_SKIP, O_COUNT, O_RUNTIME, O_SUDO, O_DEVICES, O_CLOCK, O_EXTRA
 };
 
@@ -37,6 +37,7 @@ static const struct option longopts[] = {
 	{ "target-cmd", required_argument, NULL, O_CMD },
 	{ "kernel-name", required_argument, NULL, O_KNAME },
 	{ "kernel-regex", required_argument, NULL, O_KRE },
+	{ "kernel-id", required_argument, NULL, O_KID },
 	{ "nvtx-range", required_argument, NULL, O_NVTX },
 	{ "launch-skip", required_argument, NULL, O_SKIP },
 	{ "launch-count", required_argument, NULL, O_COUNT },
@@ -96,7 +97,7 @@ iso_now(char *buf, size_t n)
 /* ---- options into the target tree ---- */
 
 struct opts {
-	const char *stages, *ncu, *outdir, *cmd, *kname, *kre, *nvtx, *runtime, *devices;
+	const char *stages, *ncu, *outdir, *cmd, *kname, *kre, *kid, *nvtx, *runtime, *devices;
 	const char *clock;
 	long long skip, count, timeout;
 	int have_skip, have_count, have_timeout, sudo, dry;
@@ -123,12 +124,15 @@ apply_flags(json_t *t, const struct opts *o)
 		json_object_set_new(tg, "runtime", json_string(o->runtime));
 	if (o->have_timeout)
 		json_object_set_new(tg, "timeout_seconds", json_integer(o->timeout));
-	if (o->kname != NULL) {
+	/* The name is the kernel's label; it is the filter too only when no
+	 * --kernel-regex, --kernel-id or --nvtx-range gives one (kp-collect(1)). */
+	if (o->kname != NULL)
+		json_object_set_new(k, "name", json_string(o->kname));
+	if (o->kname != NULL && o->kre == NULL && o->kid == NULL && o->nvtx == NULL) {
 		char *esc = kp_regex_escape(o->kname), *re;
 		if (esc == NULL || (re = malloc(strlen(esc) + 5)) == NULL)
 			kp_die(KP_EXIT_ENV, "out of memory");
 		sprintf(re, ".*%s.*", esc);
-		json_object_set_new(k, "name", json_string(o->kname));
 		json_object_set_new(k, "filter_mode", json_string("regex"));
 		json_object_set_new(k, "filter", json_string(re));
 		free(esc);
@@ -138,8 +142,14 @@ apply_flags(json_t *t, const struct opts *o)
 		json_object_set_new(k, "filter_mode", json_string("regex"));
 		json_object_set_new(k, "filter", json_string(o->kre));
 	}
+	if (o->kid != NULL) {
+		json_object_set_new(k, "filter_mode", json_string("kernel-id"));
+		json_object_set_new(k, "filter", json_string(o->kid));
+		json_object_set_new(p, "warmup_skip", json_integer(0));	/* not passed to ncu */
+	}
 	if (o->nvtx != NULL) {
 		json_object_set_new(k, "filter_mode", json_string("nvtx-range"));
+		json_object_set_new(k, "filter", json_null());
 		json_object_set_new(k, "nvtx_range", json_string(o->nvtx));
 	}
 	if (o->have_skip)
@@ -833,6 +843,7 @@ main(int argc, char **argv)
 		case O_CMD: o.cmd = optarg; break;
 		case O_KNAME: o.kname = optarg; break;
 		case O_KRE: o.kre = optarg; break;
+		case O_KID: o.kid = optarg; break;
 		case O_NVTX: o.nvtx = optarg; break;
 		case O_RUNTIME: o.runtime = optarg; break;
 		case O_SUDO: o.sudo = 1; break;
@@ -872,8 +883,13 @@ main(int argc, char **argv)
 	argv += optind;
 	if (argc > 1)
 		kp_usage(KP_EXIT_USAGE);
-	if (o.kname != NULL && o.kre != NULL)
-		kp_die(KP_EXIT_USAGE, "--kernel-name and --kernel-regex exclude each other");
+	/* One filter: the regex, the kernel id or the NVTX range (the name is the label). */
+	if ((o.kre != NULL) + (o.kid != NULL) + (o.nvtx != NULL) > 1)
+		kp_die(KP_EXIT_USAGE, "--kernel-regex, --kernel-id and --nvtx-range exclude each "
+		    "other: give one filter (--kernel-name is the label and goes with any)");
+	if (o.kid != NULL && o.have_skip)
+		kp_die(KP_EXIT_USAGE, "--kernel-id names the launch itself: --launch-skip does "
+		    "not apply");
 	if (kp_stages_parse(o.stages, &mask, &autop, &err) < 0)
 		kp_die_err(&err);
 	r.dry = o.dry;
