@@ -645,6 +645,25 @@ asked_stages(json_t *t)
 	return m;
 }
 
+static int
+collected_now(struct run *r, enum kp_stage s)
+{
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(r->collected, i, v)
+		if (strcmp(json_string_value(v), kp_stage_id(s)) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * details/metrics_raw.csv and the summary from every raw stage file of the
+ * folder: this run's, and those an earlier run into the same folder left
+ * (the skill collects stage by stage into one folder).  The manifest says
+ * which came from where.  With no raw stage at all (--stages source into a
+ * new folder) the merged table is written empty, so that it always exists.
+ */
 static void
 extract_all(struct run *r)
 {
@@ -652,24 +671,32 @@ extract_all(struct run *r)
 	char *owned[KP_NSTAGES];
 	size_t n = 0, i;
 	struct kp_err err;
-	json_t *v, *sum;
-	enum kp_stage s;
+	json_t *sum, *now = json_array(), *earlier = json_array();
+	int s;
 	char *out;
 
-	json_array_foreach(r->collected, i, v) {
-		if (kp_stage_parse(json_string_value(v), &s) < 0 || s == KP_STAGE_SOURCE)
+	for (s = 0; s < KP_NSTAGES; s++) {
+		if (s == KP_STAGE_SOURCE)
 			continue;
-		owned[n] = kp_path_join(r->details, kp_stage_file(s));
+		owned[n] = kp_path_join(r->details, kp_stage_file((enum kp_stage)s));
+		if (!collected_now(r, (enum kp_stage)s) && !kp_is_file(owned[n])) {
+			free(owned[n]);
+			continue;
+		}
+		json_array_append_new(collected_now(r, (enum kp_stage)s) ? now : earlier,
+		    json_string(kp_stage_id((enum kp_stage)s)));
 		paths[n] = owned[n];
-		names[n] = kp_stage_id(s);
+		names[n] = kp_stage_id((enum kp_stage)s);
 		n++;
 	}
-	if (n == 0)
-		return;
+	json_object_set_new(r->manifest, "metrics_raw", json_pack("{s:o, s:o}",
+	    "stages_this_run", now, "stages_from_earlier_runs", earlier));
 	out = kp_artifact_path(r->abs_dir, KP_ART_METRICS_RAW);
 	if (kp_merge_raw(paths, names, n, out, &err) < 0)
 		kp_die_err(&err);
 	free(out);
+	if (n == 0)
+		return;
 	if ((sum = kp_extract_to_dir(paths, n, r->details, r->profile_dir, 0, &err)) == NULL)
 		kp_die_err(&err);
 	json_decref(sum);
