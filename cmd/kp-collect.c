@@ -6,6 +6,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/time.h>
@@ -69,6 +70,7 @@ struct run {
 	json_t *followup;
 	json_t *extra;		/* sections added to the follow-up pass */
 	const char *priv;
+	const char *phase;	/* what runs now: "environment", a stage id, "extract" */
 	int dry;
 };
 
@@ -704,6 +706,25 @@ extract_all(struct run *r)
 		free(owned[i]);
 }
 
+/*
+ * SIGINT, SIGTERM or SIGHUP caught (kp_proc_catch_signals; the pass's ncu is
+ * already stopped and its temporaries removed): the manifest says interrupted,
+ * by which signal, in which stage, and kp-collect exits 128+n.
+ */
+static void
+stop_if_interrupted(struct run *r)
+{
+	int sig = kp_proc_signal();
+	const char *name = sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" :
+	    sig == SIGHUP ? "SIGHUP" : "signal";
+
+	if (sig == 0)
+		return;
+	json_object_set_new(r->manifest, "interrupted", json_pack("{s:s, s:i, s:s}", "signal",
+	    name, "signal_number", sig, "stage", r->phase != NULL ? r->phase : "start"));
+	finish(r, "interrupted", 128 + sig);
+}
+
 static void
 run_all(struct run *r, unsigned mask, int autop)
 {
@@ -712,10 +733,12 @@ run_all(struct run *r, unsigned mask, int autop)
 	unsigned done = 0;
 
 	if (autop) {
-		if (kp_proc_interrupted())
-			finish(r, "interrupted", KP_EXIT_INTR);
-		if ((o = run_stage(r, KP_STAGE_BASIC)) != KP_OUT_OK)
+		stop_if_interrupted(r);
+		r->phase = kp_stage_id(KP_STAGE_BASIC);
+		if ((o = run_stage(r, KP_STAGE_BASIC)) != KP_OUT_OK) {
+			stop_if_interrupted(r);
 			finish(r, kp_outcome_status(o), kp_outcome_exit(o));
+		}
 		done |= 1u << KP_STAGE_BASIC;
 		if (!r->dry)
 			mask |= 1u << choose_followup(r);
@@ -723,10 +746,12 @@ run_all(struct run *r, unsigned mask, int autop)
 	for (s = 0; s < KP_NSTAGES; s++) {
 		if (!(mask & (1u << s)) || (done & (1u << s)))
 			continue;
-		if (kp_proc_interrupted())
-			finish(r, "interrupted", KP_EXIT_INTR);
-		if ((o = run_stage(r, (enum kp_stage)s)) != KP_OUT_OK)
+		stop_if_interrupted(r);
+		r->phase = kp_stage_id((enum kp_stage)s);
+		if ((o = run_stage(r, (enum kp_stage)s)) != KP_OUT_OK) {
+			stop_if_interrupted(r);
 			finish(r, kp_outcome_status(o), kp_outcome_exit(o));
+		}
 		done |= 1u << s;
 	}
 }
@@ -857,6 +882,10 @@ main(int argc, char **argv)
 	int autop, ch;
 
 	kp_init(argv[0], synopsis);
+	/* words become the ncu command and the target file: never dropped (a
+	 * --kernel-name that is not UTF-8 lost the filter: every kernel profiled) */
+	if (kp_args_text(argc, argv, NULL, &err) < 0)
+		kp_die_err(&err);
 	memset(&o, 0, sizeof(o));
 	memset(&r, 0, sizeof(r));
 	o.extra = json_array();
@@ -931,6 +960,7 @@ main(int argc, char **argv)
 				kp_die_err(&err);
 			free(tp);
 		}
+		r.phase = "environment";
 		environment(&r);
 	}
 	mask |= asked_stages(r.target);
@@ -945,6 +975,9 @@ main(int argc, char **argv)
 		free(text);
 		kp_exit(KP_EXIT_OK);
 	}
+	stop_if_interrupted(&r);
+	r.phase = "extract";
 	extract_all(&r);
+	stop_if_interrupted(&r);
 	finish(&r, "complete", KP_EXIT_OK);
 }

@@ -94,8 +94,10 @@ run_ncu(json_t *t, const char *profile_dir, const char *details_arg, const struc
 			    "PRIVILEGES, for the sudo NOPASSWD set-up");
 		if (r.v.outcome == KP_OUT_TARGET && r.v.tail[0] != '\0')
 			kp_warn("target's last output: %s", r.v.tail);
-		exit(kp_outcome_exit(r.v.outcome));
+		exit(kp_proc_signal() ? 128 + kp_proc_signal() : kp_outcome_exit(r.v.outcome));
 	}
+	if (kp_proc_signal())	/* ncu ended first, but the run was interrupted */
+		kp_die(128 + kp_proc_signal(), "interrupted");
 	fprintf(stderr, "kp-discover: ncu %.1fs\n", r.res.duration_s);
 	run = json_pack("{s:O, s:o, s:f}", "argv", r.argv, "exit_status",
 	    r.res.exited ? json_integer(r.res.exit_status) : json_null(), "duration_s",

@@ -17,16 +17,7 @@ static const char synopsis[] =
     "usage: kp-plot [-n] [--format png|svg] [-o file] [dir]\n"
     "       kp-plot [-n] [--format png|svg] report details image\n";
 
-static volatile sig_atomic_t interrupted;
-static char tmp_image[PATH_MAX];	/* unlinked on a signal */
-
-static void
-on_signal(int sig)
-{
-	if (tmp_image[0] != '\0')
-		unlink(tmp_image);
-	_exit(sig == SIGINT ? KP_EXIT_INTR : 128 + sig);
-}
+static char tmp_image[PATH_MAX];	/* registered: unlinked on a signal (kp_init) */
 
 static const char *
 suffix(const char *path)
@@ -104,7 +95,6 @@ static void
 draw(const char *gnuplot, const char *visdir, const char *image, int how, const char *format)
 {
 	struct kp_err err;
-	struct sigaction sa;
 	char *real, *idir, *abs;
 	const char *base;
 	mode_t mask, mode;
@@ -120,11 +110,6 @@ draw(const char *gnuplot, const char *visdir, const char *image, int how, const 
 	    direct ? "profile_summary" : base) >= (int)sizeof tmp_image)
 		kp_die(KP_EXIT_USAGE, "%s: path too long", image);
 	free(idir);
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
 	if ((fd = mkstemp(tmp_image)) < 0) {
 		char what[PATH_MAX + 8];
 
@@ -132,6 +117,7 @@ draw(const char *gnuplot, const char *visdir, const char *image, int how, const 
 		tmp_image[0] = '\0';
 		kp_die(KP_EXIT_ENV, "%s:", what);
 	}
+	kp_tmp_register(tmp_image);
 	mask = umask(0);
 	umask(mask);
 	if (access(real, F_OK) != 0)
@@ -142,6 +128,7 @@ draw(const char *gnuplot, const char *visdir, const char *image, int how, const 
 	if (kp_plot_run(gnuplot, visdir, kp_artifact_name(KP_ART_PLOT_SCRIPT), abs, &err) < 0 ||
 	    kp_plot_check_image(tmp_image, format, NULL, NULL, &err) < 0) {
 		unlink(tmp_image);
+		kp_tmp_forget(tmp_image);
 		tmp_image[0] = '\0';
 		free(abs);
 		kp_warn("%s", err.msg);
@@ -158,9 +145,11 @@ draw(const char *gnuplot, const char *visdir, const char *image, int how, const 
 		unlink(tmp_image);
 	} else if (rename(tmp_image, real) < 0) {
 		unlink(tmp_image);
+		kp_tmp_forget(tmp_image);
 		tmp_image[0] = '\0';
 		kp_die(KP_EXIT_ENV, "%s:", image);
 	}
+	kp_tmp_forget(tmp_image);
 	tmp_image[0] = '\0';
 	free(real);
 }

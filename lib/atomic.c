@@ -25,12 +25,101 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "kp.h"
+
+/*
+ * The temporaries that exist now, for a signal: SIGINT, SIGTERM or SIGHUP in the
+ * middle of a write removes them and exits 128+n (kp_init installs it in every
+ * program; kp-collect replaces it by its own, which finishes the manifest).
+ * The handler only reads the slots and calls unlink() and _exit(), both
+ * async-signal-safe; a slot is filled and emptied with the signals blocked.
+ */
+#define TMP_SLOTS 64
+static char *volatile tmp_slot[TMP_SLOTS];
+
+static void
+block(sigset_t *old)
+{
+	sigset_t s;
+
+	sigemptyset(&s);
+	sigaddset(&s, SIGINT);
+	sigaddset(&s, SIGTERM);
+	sigaddset(&s, SIGHUP);
+	sigprocmask(SIG_BLOCK, &s, old);
+}
+
+void
+kp_tmp_register(const char *path)
+{
+	char *p = strdup(path);
+	sigset_t old;
+	size_t i;
+
+	if (p == NULL)
+		return;
+	block(&old);
+	for (i = 0; i < TMP_SLOTS && tmp_slot[i] != NULL; i++)
+		;
+	if (i < TMP_SLOTS)
+		tmp_slot[i] = p;
+	else
+		free(p);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+void
+kp_tmp_forget(const char *path)
+{
+	sigset_t old;
+	char *p = NULL;
+	size_t i;
+
+	block(&old);
+	for (i = 0; i < TMP_SLOTS; i++)
+		if (tmp_slot[i] != NULL && strcmp(tmp_slot[i], path) == 0) {
+			p = tmp_slot[i];
+			tmp_slot[i] = NULL;
+			break;
+		}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	free(p);
+}
+
+static void
+on_signal(int sig)
+{
+	size_t i;
+
+	for (i = 0; i < TMP_SLOTS; i++)
+		if (tmp_slot[i] != NULL)
+			unlink(tmp_slot[i]);
+	_exit(128 + sig);
+}
+
+void
+kp_tmp_clean_on_signals(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa, old;
+	size_t i;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+		/* an ignored signal stays ignored (nohup kp-extract ...) */
+		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+			continue;
+		sigaction(sigs[i], &sa, NULL);
+	}
+}
 
 /* dir of path joined with a symbolic link's relative target. */
 static char *
@@ -193,6 +282,7 @@ kp_out_open(struct kp_atomic *a, const char *path, int how, struct kp_err *err)
 			return -1;
 		}
 		fchmod(fd, mode);
+		kp_tmp_register(a->tmp);
 	}
 	if ((a->fp = fdopen(fd, "w")) == NULL) {
 		kp_errf(err, KP_EXIT_ENV, "%s: %s", path, strerror(errno));
@@ -237,6 +327,8 @@ kp_atomic_commit(struct kp_atomic *a, struct kp_err *err)
 		bad = 1;
 		saved = errno;
 	}
+	if (!bad && a->tmp != NULL)
+		kp_tmp_forget(a->tmp);
 	if (bad) {
 		kp_errf(err, KP_EXIT_ENV, "%s: %s", a->path, strerror(saved ? saved : EIO));
 		kp_atomic_abort(a);
@@ -254,8 +346,10 @@ kp_atomic_abort(struct kp_atomic *a)
 {
 	if (a->fp != NULL)
 		fclose(a->fp);
-	if (a->tmp != NULL)
+	if (a->tmp != NULL) {
 		unlink(a->tmp);
+		kp_tmp_forget(a->tmp);
+	}
 	free(a->path);
 	free(a->tmp);
 	free(a->real);

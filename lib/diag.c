@@ -131,6 +131,7 @@ kp_init(const char *argv0, const char *usage_text)
 {
 	kp_setprogname(argv0);
 	synopsis = usage_text;
+	kp_tmp_clean_on_signals();	/* no program leaves a temporary on ^C */
 }
 
 void

@@ -90,6 +90,11 @@ struct kp_atomic {
  * KP_OUT_DERIVED *real is path and *direct 0); *mode, when not NULL, is the
  * permission bits an existing regular file has (0644 for a new one).  A folder is
  * an error. */
+/* Temporaries removed on SIGINT, SIGTERM or SIGHUP, then exit 128+n: the
+ * handler kp_init() installs; kp_out_open() registers its own. */
+void kp_tmp_clean_on_signals(void);
+void kp_tmp_register(const char *path);
+void kp_tmp_forget(const char *path);
 int kp_out_resolve(const char *path, int how, char **real, int *direct, mode_t *mode,
     struct kp_err *err);
 int kp_out_open(struct kp_atomic *a, const char *path, int how, struct kp_err *err);

@@ -37,6 +37,7 @@ int kp_proc_run(const struct kp_proc *p, struct kp_proc_result *r, struct kp_err
 /* Catch SIGINT and SIGTERM: they end the running child and set the flag. */
 void kp_proc_catch_signals(void);
 int kp_proc_interrupted(void);
+int kp_proc_signal(void);	/* the signal caught (SIGINT, SIGTERM, SIGHUP), 0 none */
 /* An executable regular file by that name (with a '/'), or found in PATH; malloc'd. */
 char *kp_find_program(const char *name);
 /* Run a small helper command (stdout and stderr via tmpdir/.kp-helper.out);

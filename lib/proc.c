@@ -27,22 +27,37 @@ on_signal(int sig)
 	got_signal = sig;
 }
 
+/*
+ * An ignored signal stays ignored: nohup kp-collect ... must outlive the logout,
+ * and a shell starts a background job with SIGINT ignored so that ^C spares it.
+ */
 void
 kp_proc_catch_signals(void)
 {
-	struct sigaction sa;
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa, old;
+	size_t i;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+			continue;
+		sigaction(sigs[i], &sa, NULL);
+	}
 }
 
 int
 kp_proc_interrupted(void)
 {
 	return got_signal != 0;
+}
+
+int
+kp_proc_signal(void)
+{
+	return got_signal;
 }
 
 static double
@@ -167,6 +182,7 @@ child(const struct kp_proc *p, char **ev, int outfd, int errpipe)
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
 	signal(SIGPIPE, SIG_DFL);
 	if ((fd = open("/dev/null", O_RDONLY)) >= 0) {
 		dup2(fd, 0);
@@ -279,6 +295,11 @@ kp_proc_run(const struct kp_proc *p, struct kp_proc_result *r, struct kp_err *er
 	}
 	/* Anything the child started and left in its group goes too. */
 	kill(-pid, SIGKILL);
+	/* A signal that reached ncu too (systemd stops the whole cgroup, ^C the
+	 * terminal's group) may end it first, even with exit 0 and a CSV: the pass
+	 * was interrupted all the same, not complete. */
+	if (got_signal)
+		r->interrupted = 1;
 	r->duration_s = now_s() - t0;
 	if (WIFEXITED(status)) {
 		r->exited = 1;

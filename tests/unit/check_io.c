@@ -1,6 +1,9 @@
 /* Unit tests for atomic.c, jsonl.c, yaml.c and diag.c. */
 #include <sys/stat.h>
+#include <sys/wait.h>
 
+#include <dirent.h>
+#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -247,6 +250,46 @@ START_TEST(test_args_text)
 }
 END_TEST
 
+/* A signal while a temporary is open: it is removed, the exit is 128+n. */
+START_TEST(test_atomic_temporary_removed_on_signal)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	char path[128];
+	size_t i;
+
+	snprintf(path, sizeof path, "%s/out.json", tmpdir);
+	for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+		int st, n = 0;
+		pid_t pid = fork();
+		DIR *d;
+		struct dirent *e;
+
+		ck_assert_int_ge(pid, 0);
+		if (pid == 0) {
+			struct kp_atomic a;
+			struct kp_err err;
+
+			signal(sigs[i], SIG_DFL);
+			kp_tmp_clean_on_signals();
+			if (kp_atomic_open(&a, path, &err) < 0)
+				_exit(99);
+			fputs("half", a.fp);
+			fflush(a.fp);
+			raise(sigs[i]);
+			_exit(98);
+		}
+		ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+		ck_assert(WIFEXITED(st));
+		ck_assert_int_eq(WEXITSTATUS(st), 128 + sigs[i]);
+		ck_assert_ptr_nonnull(d = opendir(tmpdir));
+		while ((e = readdir(d)) != NULL)
+			n += e->d_name[0] != '.';
+		closedir(d);
+		ck_assert_int_eq(n, 0);
+	}
+}
+END_TEST
+
 static Suite *
 io_suite(void)
 {
@@ -266,6 +309,7 @@ io_suite(void)
 	tcase_add_test(tc, test_yaml_round_trip_hostile_strings);
 	tcase_add_test(tc, test_strtonum_bounds);
 	tcase_add_test(tc, test_args_text);
+	tcase_add_test(tc, test_atomic_temporary_removed_on_signal);
 	suite_add_tcase(s, tc);
 	return s;
 }
