@@ -39,79 +39,94 @@ struct field {
 
 #define STAGES "basic|speed-of-light|memory|compute|occupancy|roofline|source|full"
 
+/* One row a field; the default is JSON text, derived from the type where it can be. */
+#define F(sec, key, type, allowed, def, min, max) { sec, key, type, allowed, def, min, max }
+#define STR(sec, key, def)		F(sec, key, F_STR, NULL, "\"" def "\"", 0, 0)
+#define STR_REQUIRED(sec, key)		F(sec, key, F_STR, NULL, NULL, 0, 0)
+#define STR_NULL(sec, key)		F(sec, key, F_STR_NULL, NULL, "null", 0, 0)
+#define ENUM(sec, key, allowed, def)	F(sec, key, F_ENUM, allowed, "\"" def "\"", 0, 0)
+#define INT(sec, key, def, min, max)	F(sec, key, F_INT, NULL, #def, min, max)
+#define NUM(sec, key, def)		F(sec, key, F_NUM, NULL, #def, 0, 0)
+#define BOOL(sec, key, def)		F(sec, key, F_BOOL, NULL, #def, 0, 0)
+#define STRLIST(sec, key)		F(sec, key, F_STRLIST, NULL, "[]", 0, 0)
+#define ENUMLIST(sec, key, allowed)	F(sec, key, F_ENUMLIST, allowed, "[]", 0, 0)
+#define STRMAP(sec, key)		F(sec, key, F_STRMAP, NULL, "{}", 0, 0)
+#define NOTELIST(sec, key)		F(sec, key, F_NOTELIST, NULL, "[]", 0, 0)
+
 static const struct field fields[] = {
-	{ "", "schema_version", F_INT, NULL, "1", 1, 1 },
+	INT("", "schema_version", 1, 1, 1),
 
-	{ "target", "runtime", F_ENUM, "native|python|python-triton", "\"native\"", 0, 0 },
-	{ "target", "executable", F_STR, NULL, NULL, 0, 0 },
-	{ "target", "args", F_STRLIST, NULL, "[]", 0, 0 },
-	{ "target", "working_directory", F_STR, NULL, "\".\"", 0, 0 },
-	{ "target", "env", F_STRMAP, NULL, "{}", 0, 0 },
-	{ "target", "stdin", F_STR_NULL, NULL, "null", 0, 0 },
-	{ "target", "timeout_seconds", F_INT, NULL, "600", 0, 604800 },
-	{ "target.python", "interpreter", F_STR_NULL, NULL, "null", 0, 0 },
-	{ "target.python", "entry_kind", F_ENUM, "none|script|module|command", "\"none\"", 0, 0 },
-	{ "target.python", "script", F_STR_NULL, NULL, "null", 0, 0 },
-	{ "target.python", "module", F_STR_NULL, NULL, "null", 0, 0 },
-	{ "target.python", "jit_framework", F_ENUM, "none|triton|torch", "\"none\"", 0, 0 },
+	ENUM("target", "runtime", "native|python|python-triton", "native"),
+	STR_REQUIRED("target", "executable"),
+	STRLIST("target", "args"),
+	STR("target", "working_directory", "."),
+	STRMAP("target", "env"),
+	STR_NULL("target", "stdin"),
+	INT("target", "timeout_seconds", 600, 0, 604800),
 
-	{ "runtime_options", "triton_enabled", F_BOOL, NULL, "false", 0, 0 },
-	{ "runtime_options", "triton_kernel_hint", F_STR_NULL, NULL, "null", 0, 0 },
-	{ "runtime_options", "triton_autotune_policy", F_ENUM, "none|warmup|pinned|profile-all",
-	    "\"none\"", 0, 0 },
-	{ "runtime_options", "jit_warmup_required", F_BOOL, NULL, "false", 0, 0 },
-	{ "runtime_options", "recommended_warmup_skip", F_INT, NULL, "10", 0, 1000000 },
-	{ "runtime_options", "source_mapping_expectation", F_ENUM,
-	    "cuda-lineinfo|triton-python|sass-only|unknown", "\"unknown\"", 0, 0 },
-	{ "runtime_options", "notes", F_STRLIST, NULL, "[]", 0, 0 },
+	STR_NULL("target.python", "interpreter"),
+	ENUM("target.python", "entry_kind", "none|script|module|command", "none"),
+	STR_NULL("target.python", "script"),
+	STR_NULL("target.python", "module"),
+	ENUM("target.python", "jit_framework", "none|triton|torch", "none"),
 
-	{ "kernel", "name", F_STR_NULL, NULL, "null", 0, 0 },
-	{ "kernel", "filter_mode", F_ENUM, "exact|regex|kernel-id|nvtx-range", "\"regex\"", 0, 0 },
-	{ "kernel", "filter", F_STR_NULL, NULL, "null", 0, 0 },
-	{ "kernel", "profile_id", F_STR_NULL, NULL, "null", 0, 0 },
-	{ "kernel", "nvtx_range", F_STR_NULL, NULL, "null", 0, 0 },
-	{ "kernel", "allow_discovery_fallback", F_BOOL, NULL, "true", 0, 0 },
+	BOOL("runtime_options", "triton_enabled", false),
+	STR_NULL("runtime_options", "triton_kernel_hint"),
+	ENUM("runtime_options", "triton_autotune_policy",
+	    "none|warmup|pinned|profile-all", "none"),
+	BOOL("runtime_options", "jit_warmup_required", false),
+	INT("runtime_options", "recommended_warmup_skip", 10, 0, 1000000),
+	ENUM("runtime_options", "source_mapping_expectation",
+	    "cuda-lineinfo|triton-python|sass-only|unknown", "unknown"),
+	STRLIST("runtime_options", "notes"),
 
-	{ "profiling", "backend", F_ENUM, "ncu", "\"ncu\"", 0, 0 },
-	{ "profiling", "initial_level", F_ENUM, STAGES, "\"basic\"", 0, 0 },
-	{ "profiling", "warmup_policy", F_ENUM, "launch-skip|jit-autotune-skip|none",
-	    "\"launch-skip\"", 0, 0 },
-	{ "profiling", "warmup_skip", F_INT, NULL, "10", 0, 1000000 },
-	{ "profiling", "launch_count", F_INT, NULL, "1", 1, 100000 },
-	{ "profiling", "enable_source_mapping", F_BOOL, NULL, "false", 0, 0 },
-	{ "profiling", "enable_visual_report", F_BOOL, NULL, "false", 0, 0 },
-	{ "profiling", "extra_profiler_options", F_STRLIST, NULL, "[]", 0, 0 },
-	{ "profiling", "ncu_bin", F_STR, NULL, "\"\"", 0, 0 },
-	{ "profiling", "output_root", F_STR, NULL, "\"./profile\"", 0, 0 },
-	{ "profiling", "clock_control", F_ENUM, "base|none", "\"base\"", 0, 0 },
+	STR_NULL("kernel", "name"),
+	ENUM("kernel", "filter_mode", "exact|regex|kernel-id|nvtx-range", "regex"),
+	STR_NULL("kernel", "filter"),
+	STR_NULL("kernel", "profile_id"),
+	STR_NULL("kernel", "nvtx_range"),
+	BOOL("kernel", "allow_discovery_fallback", true),
 
-	{ "privilege", "mode", F_ENUM, "none|full_sudo", "\"none\"", 0, 0 },
-	{ "privilege", "password_storage", F_ENUM, "forbidden", "\"forbidden\"", 0, 0 },
+	ENUM("profiling", "backend", "ncu", "ncu"),
+	ENUM("profiling", "initial_level", STAGES, "basic"),
+	ENUM("profiling", "warmup_policy", "launch-skip|jit-autotune-skip|none",
+	    "launch-skip"),
+	INT("profiling", "warmup_skip", 10, 0, 1000000),
+	INT("profiling", "launch_count", 1, 1, 100000),
+	BOOL("profiling", "enable_source_mapping", false),
+	BOOL("profiling", "enable_visual_report", false),
+	STRLIST("profiling", "extra_profiler_options"),
+	STR("profiling", "ncu_bin", ""),
+	STR("profiling", "output_root", "./profile"),
+	ENUM("profiling", "clock_control", "base|none", "base"),
 
-	{ "discovery", "enabled_when_filter_missing", F_BOOL, NULL, "true", 0, 0 },
-	{ "discovery", "fallback_when_kernel_filter_misses", F_BOOL, NULL, "true", 0, 0 },
-	{ "discovery", "max_candidates", F_INT, NULL, "10", 1, 10000 },
-	{ "discovery", "rank_by", F_ENUM, "total_duration|launches|mean_duration",
-	    "\"total_duration\"", 0, 0 },
+	ENUM("privilege", "mode", "none|full_sudo", "none"),
+	ENUM("privilege", "password_storage", "forbidden", "forbidden"),
 
-	{ "analysis", "collect_memory", F_BOOL, NULL, "false", 0, 0 },
-	{ "analysis", "collect_compute", F_BOOL, NULL, "false", 0, 0 },
-	{ "analysis", "collect_occupancy", F_BOOL, NULL, "false", 0, 0 },
-	{ "analysis", "collect_roofline", F_BOOL, NULL, "false", 0, 0 },
-	{ "analysis", "collect_source", F_BOOL, NULL, "false", 0, 0 },
-	{ "analysis", "source_views", F_ENUMLIST, "cuda|ptx|sass", "[]", 0, 0 },
-	{ "analysis", "enable_bottleneck_decision_engine", F_BOOL, NULL, "true", 0, 0 },
-	{ "analysis", "enable_regression_compare", F_BOOL, NULL, "false", 0, 0 },
-	{ "analysis", "compare_baseline", F_STR_NULL, NULL, "null", 0, 0 },
-	{ "analysis", "random_variation_tolerance_pct", F_NUM, NULL, "2.0", 0, 0 },
-	{ "analysis", "generate_source_hotspots_table", F_BOOL, NULL, "false", 0, 0 },
+	BOOL("discovery", "enabled_when_filter_missing", true),
+	BOOL("discovery", "fallback_when_kernel_filter_misses", true),
+	INT("discovery", "max_candidates", 10, 1, 10000),
+	ENUM("discovery", "rank_by", "total_duration|launches|mean_duration",
+	    "total_duration"),
 
-	{ "visualization", "enabled", F_BOOL, NULL, "false", 0, 0 },
-	{ "visualization", "format", F_ENUM, "png|svg", "\"png\"", 0, 0 },
+	BOOL("analysis", "collect_memory", false),
+	BOOL("analysis", "collect_compute", false),
+	BOOL("analysis", "collect_occupancy", false),
+	BOOL("analysis", "collect_roofline", false),
+	BOOL("analysis", "collect_source", false),
+	ENUMLIST("analysis", "source_views", "cuda|ptx|sass"),
+	BOOL("analysis", "enable_bottleneck_decision_engine", true),
+	BOOL("analysis", "enable_regression_compare", false),
+	STR_NULL("analysis", "compare_baseline"),
+	NUM("analysis", "random_variation_tolerance_pct", 2.0),
+	BOOL("analysis", "generate_source_hotspots_table", false),
 
-	{ "notes", "user_requirements", F_STRLIST, NULL, "[]", 0, 0 },
-	{ "notes", "unsupported_or_deferred_requirements", F_NOTELIST, NULL, "[]", 0, 0 },
-	{ "notes", "original_requirements", F_STRLIST, NULL, "[]", 0, 0 },
+	BOOL("visualization", "enabled", false),
+	ENUM("visualization", "format", "png|svg", "png"),
+
+	STRLIST("notes", "user_requirements"),
+	NOTELIST("notes", "unsupported_or_deferred_requirements"),
+	STRLIST("notes", "original_requirements"),
 };
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
 
