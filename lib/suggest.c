@@ -231,129 +231,120 @@ runs_program(const char *line)
 	return 0;
 }
 
+/* A file of the repository read a line at a time (up to MAX_LINES). */
+struct scan {
+	json_t *cands;
+	const char *top, *name;
+	unsigned long lno;	/* of the line handed over */
+	int fence;		/* README: inside a ``` block */
+};
+
 static void
-scan_readme(json_t *cands, const char *top, const char *name)
+scan_lines(json_t *cands, const char *top, const char *name,
+    void (*each)(struct scan *, char *line))
 {
+	struct scan sc = { cands, top, name, 0, 0 };
 	char *path = kp_path_join(top, name), *line = NULL;
 	struct text t;
 	FILE *fp = text_open(&t, path) == 0 ? t.fp : NULL;
 	size_t cap = 0;
-	ssize_t len;
-	unsigned long lno = 0;
-	int fence = 0;
 
-	while (fp && (len = getline(&line, &cap, fp)) > 0 && lno < MAX_LINES) {
-		char *s = line, *hash, ev[512];
-		int score = 50;
-
-		lno++;
-		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-			line[--len] = '\0';
-		while (*s == ' ' || *s == '\t')
-			s++;
-		if (strncmp(s, "```", 3) == 0) {
-			fence = !fence;
-			continue;
-		}
-		if (!fence && strncmp(s, "$ ", 2) != 0)
-			continue;
-		if (strncmp(s, "$ ", 2) == 0)
-			s += 2;
-		if ((hash = strstr(s, " #")) != NULL)	/* a trailing comment */
-			*hash = '\0';
-		len = (ssize_t)strlen(s);
-		while (len > 0 && isspace((unsigned char)s[len - 1]))
-			s[--len] = '\0';
-		if (len == 0 || !runs_program(s) || s[len - 1] == '\\')
-			continue;
-		if (strstr(s, "bench") != NULL)
-			score += 10;
-		snprintf(ev, sizeof(ev), "%s:%lu: code block runs it", name, lno);
-		add(cands, s, score, ev);
-		/* The program it runs is there, built: the full command line wins. */
-		{
-			char prog[400], *pp;
-			size_t n = strcspn(s, " \t");
-
-			if (n < sizeof(prog) && strncmp(s, "./", 2) == 0) {
-				memcpy(prog, s + 2, n - 2);
-				prog[n - 2] = '\0';
-				if ((pp = kp_path_join(top, prog)) != NULL && is_exec_file(pp)) {
-					snprintf(ev, sizeof(ev), "%s: executable file", prog);
-					add(cands, s, 20, ev);
-				}
-				free(pp);
-			}
-		}
+	while (fp && getline(&line, &cap, fp) > 0 && sc.lno < MAX_LINES) {
+		sc.lno++;
+		each(&sc, line);
 	}
 	free(line);
 	text_close(&t);
 	free(path);
+}
+
+/* A README's code blocks and "$ " lines that run a program. */
+static void
+readme_line(struct scan *sc, char *line)
+{
+	char *s = line, *hash, ev[512];
+	size_t len = strlen(line);
+	int score = 50;
+
+	while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+		line[--len] = '\0';
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (strncmp(s, "```", 3) == 0) {
+		sc->fence = !sc->fence;
+		return;
+	}
+	if (!sc->fence && strncmp(s, "$ ", 2) != 0)
+		return;
+	if (strncmp(s, "$ ", 2) == 0)
+		s += 2;
+	if ((hash = strstr(s, " #")) != NULL)	/* a trailing comment */
+		*hash = '\0';
+	len = strlen(s);
+	while (len > 0 && isspace((unsigned char)s[len - 1]))
+		s[--len] = '\0';
+	if (len == 0 || !runs_program(s) || s[len - 1] == '\\')
+		return;
+	if (strstr(s, "bench") != NULL)
+		score += 10;
+	snprintf(ev, sizeof(ev), "%s:%lu: code block runs it", sc->name, sc->lno);
+	add(sc->cands, s, score, ev);
+	/* The program it runs is there, built: the full command line wins. */
+	{
+		char prog[400], *pp;
+		size_t n = strcspn(s, " \t");
+
+		if (n < sizeof(prog) && strncmp(s, "./", 2) == 0) {
+			memcpy(prog, s + 2, n - 2);
+			prog[n - 2] = '\0';
+			if ((pp = kp_path_join(sc->top, prog)) != NULL && is_exec_file(pp)) {
+				snprintf(ev, sizeof(ev), "%s: executable file", prog);
+				add(sc->cands, s, 20, ev);
+			}
+			free(pp);
+		}
+	}
 }
 
 /* "add_executable(bench_gemm ...)" in CMakeLists.txt: ./build/bench_gemm. */
 static void
-scan_cmake(json_t *cands, const char *top)
+cmake_line(struct scan *sc, char *line)
 {
-	char *path = kp_path_join(top, "CMakeLists.txt"), *line = NULL;
-	struct text t;
-	FILE *fp = text_open(&t, path) == 0 ? t.fp : NULL;
-	size_t cap = 0;
-	unsigned long lno = 0;
+	char *p = strstr(line, "add_executable"), name[256], cmd[300], ev[400];
+	size_t n;
 
-	while (fp && getline(&line, &cap, fp) > 0 && lno < MAX_LINES) {
-		char *p = strstr(line, "add_executable"), name[256], cmd[300], ev[400];
-		size_t n;
-
-		lno++;
-		if (p == NULL)
-			continue;
-		p += strlen("add_executable");
-		while (*p == ' ' || *p == '(')
-			p++;
-		n = strcspn(p, " \t)\n");
-		if (n == 0 || n >= sizeof(name) || p[0] == '$')
-			continue;
-		memcpy(name, p, n);
-		name[n] = '\0';
-		snprintf(cmd, sizeof(cmd), "./build/%s", name);
-		snprintf(ev, sizeof(ev), "CMakeLists.txt:%lu: add_executable(%s)", lno, name);
-		add(cands, cmd, 20, ev);
-	}
-	free(line);
-	text_close(&t);
-	free(path);
+	if (p == NULL)
+		return;
+	p += strlen("add_executable");
+	while (*p == ' ' || *p == '(')
+		p++;
+	n = strcspn(p, " \t)\n");
+	if (n == 0 || n >= sizeof(name) || p[0] == '$')
+		return;
+	memcpy(name, p, n);
+	name[n] = '\0';
+	snprintf(cmd, sizeof(cmd), "./build/%s", name);
+	snprintf(ev, sizeof(ev), "%s:%lu: add_executable(%s)", sc->name, sc->lno, name);
+	add(sc->cands, cmd, 20, ev);
 }
 
 /* Makefile targets named run* or bench*: "make bench". */
 static void
-scan_makefile(json_t *cands, const char *top)
+makefile_line(struct scan *sc, char *line)
 {
-	char *path = kp_path_join(top, "Makefile"), *line = NULL;
-	struct text t;
-	FILE *fp = text_open(&t, path) == 0 ? t.fp : NULL;
-	size_t cap = 0;
-	unsigned long lno = 0;
+	char name[128], cmd[160], ev[256];
+	size_t n;
 
-	while (fp && getline(&line, &cap, fp) > 0 && lno < MAX_LINES) {
-		char name[128], cmd[160], ev[256];
-		size_t n;
-
-		lno++;
-		n = strspn(line, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.");
-		if (n == 0 || n >= sizeof(name) || line[n] != ':' || line[n + 1] == '=')
-			continue;
-		memcpy(name, line, n);
-		name[n] = '\0';
-		if (!starts_with_ci(name, "run") && !starts_with_ci(name, "bench"))
-			continue;
-		snprintf(cmd, sizeof(cmd), "make %s", name);
-		snprintf(ev, sizeof(ev), "Makefile:%lu: target %s", lno, name);
-		add(cands, cmd, 30, ev);
-	}
-	free(line);
-	text_close(&t);
-	free(path);
+	n = strspn(line, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.");
+	if (n == 0 || n >= sizeof(name) || line[n] != ':' || line[n + 1] == '=')
+		return;
+	memcpy(name, line, n);
+	name[n] = '\0';
+	if (!starts_with_ci(name, "run") && !starts_with_ci(name, "bench"))
+		return;
+	snprintf(cmd, sizeof(cmd), "make %s", name);
+	snprintf(ev, sizeof(ev), "%s:%lu: target %s", sc->name, sc->lno, name);
+	add(sc->cands, cmd, 30, ev);
 }
 
 static void
@@ -369,7 +360,7 @@ scan_top(json_t *cands, const char *top)
 		if (path == NULL)
 			continue;
 		if (starts_with_ci(v[i], "readme") && kp_is_file(path))
-			scan_readme(cands, top, v[i]);
+			scan_lines(cands, top, v[i], readme_line);
 		else if (starts_with_ci(v[i], "bench") && kp_is_file(path)) {
 			exec = is_exec_file(path);
 			if (exec || ends_with(v[i], ".py")) {
@@ -443,8 +434,8 @@ kp_suggest_targets(const char *dir, struct kp_err *err)
 	scan_folder(cands, dir, "build", 0);
 	scan_folder(cands, dir, "bin", 0);
 	scan_folder(cands, dir, "examples", 1);
-	scan_cmake(cands, dir);
-	scan_makefile(cands, dir);
+	scan_lines(cands, dir, "CMakeLists.txt", cmake_line);
+	scan_lines(cands, dir, "Makefile", makefile_line);
 	/* A CMake/make target that is also built: one candidate, more evidence. */
 	n = json_object_size(cands);
 	if ((vec = calloc(n ? n : 1, sizeof(*vec))) == NULL) {
