@@ -400,21 +400,29 @@ kp_src_next(struct kp_src *s, struct kp_src_row *row, struct kp_err *err)
 	return r;
 }
 
-char *
-kp_sass_opcode(const char *text, char *buf, size_t n)
+/* An instruction text past its leading blanks and predicate guard
+ * ("@P0", "@!PT", "@UP1" in SASS; "@%p1", "@!%p2" in PTX). */
+static const char *
+past_guard(const char *p)
 {
-	const char *p = text;
-	size_t k = 0;
-
-	buf[0] = '\0';
 	while (*p == ' ' || *p == '\t')
 		p++;
-	if (*p == '@') {	/* a predicate guard: @P0, @!PT, @UP1 */
+	if (*p == '@') {
 		while (*p && *p != ' ' && *p != '\t')
 			p++;
 		while (*p == ' ' || *p == '\t')
 			p++;
 	}
+	return p;
+}
+
+char *
+kp_sass_opcode(const char *text, char *buf, size_t n)
+{
+	const char *p = past_guard(text);
+	size_t k = 0;
+
+	buf[0] = '\0';
 	if (!isupper((unsigned char)*p))
 		return buf;
 	while (k + 1 < n && (isupper((unsigned char)p[k]) || isdigit((unsigned char)p[k]) ||
@@ -431,18 +439,10 @@ kp_sass_opcode(const char *text, char *buf, size_t n)
 char *
 kp_ptx_opcode(const char *text, char *buf, size_t n)
 {
-	const char *p = text;
+	const char *p = past_guard(text);
 	size_t k = 0;
 
 	buf[0] = '\0';
-	while (*p == ' ' || *p == '\t')
-		p++;
-	if (*p == '@') {
-		while (*p && *p != ' ' && *p != '\t')
-			p++;
-		while (*p == ' ' || *p == '\t')
-			p++;
-	}
 	if (!islower((unsigned char)*p))	/* .directives, $labels, braces, comments */
 		return buf;
 	while (k + 1 < n && p[k] && (isalnum((unsigned char)p[k]) || p[k] == '.' ||
