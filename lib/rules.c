@@ -177,14 +177,25 @@ load_followup(struct ld *l, struct fy_node *n, struct kp_followup *fu)
 	return 0;
 }
 
+/* Zeroed room for the items of the list n in *room (NULL when it has none). */
+static int
+list_room(struct ld *l, struct fy_node *n, size_t size, void **room)
+{
+	size_t cap = (size_t)fy_node_sequence_item_count(n);
+
+	*room = NULL;
+	if (cap > 0 && (*room = calloc(cap, size)) == NULL)
+		return fail(l, n, "out of memory");
+	return 0;
+}
+
 static int
 load_conds(struct ld *l, struct fy_node *n, const char *what, struct kp_cond **out,
     size_t *nout)
 {
 	static const char *const keys[] = { "metric", "op", "value", NULL };
 	struct fy_node *c;
-	void *it = NULL;
-	size_t cap;
+	void *it = NULL, *room;
 
 	*out = NULL;
 	*nout = 0;
@@ -192,11 +203,9 @@ load_conds(struct ld *l, struct fy_node *n, const char *what, struct kp_cond **o
 		return 0;
 	if (!fy_node_is_sequence(n))
 		return fail(l, n, "when.%s: expected a list of {metric, op, value}", what);
-	cap = (size_t)fy_node_sequence_item_count(n);
-	if (cap == 0)
-		return 0;
-	if ((*out = calloc(cap, sizeof(**out))) == NULL)
-		return fail(l, n, "out of memory");
+	if (list_room(l, n, sizeof(**out), &room) == -1)
+		return -1;
+	*out = room;
 	while ((c = fy_node_sequence_iterate(n, &it)) != NULL) {
 		struct kp_cond *k = &(*out)[*nout];
 		const char *op;
@@ -236,23 +245,17 @@ static int
 load_strings(struct ld *l, struct fy_node *n, const char *what, char ***out, size_t *nout)
 {
 	struct fy_node *c;
-	void *it = NULL;
-	size_t cap;
+	void *it = NULL, *room;
 
 	*out = NULL;
 	*nout = 0;
 	if (!fy_node_is_sequence(n))
 		return fail(l, n, "%s: expected a list of strings", what);
-	cap = (size_t)fy_node_sequence_item_count(n);
-	if (cap == 0)
-		return 0;
-	if ((*out = calloc(cap, sizeof(**out))) == NULL)
-		return fail(l, n, "out of memory");
-	while ((c = fy_node_sequence_iterate(n, &it)) != NULL) {
+	if (list_room(l, n, sizeof(**out), &room) == -1)
+		return -1;
+	for (*out = room; (c = fy_node_sequence_iterate(n, &it)) != NULL; (*nout)++)
 		if (string(l, c, what, &(*out)[*nout]) == -1)
 			return -1;
-		(*nout)++;
-	}
 	return 0;
 }
 
