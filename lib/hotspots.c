@@ -18,6 +18,20 @@
 #include <string.h>
 
 #include "kp.h"
+#include "hotspots_int.h"
+
+void
+hs_row_free(struct kp_hotspot *r)
+{
+	free(r->source_file);
+	free(r->function);
+	free(r->sass_opcode);
+	free(r->ptx_opcode);
+	free(r->metric);
+	free(r->stall_reason);
+	free(r->evidence);
+	free(r->address);
+}
 
 void
 kp_hotspots_free(struct kp_hotspots *h)
@@ -26,18 +40,8 @@ kp_hotspots_free(struct kp_hotspots *h)
 
 	if (h == NULL)
 		return;
-	for (i = 0; i < h->n; i++) {
-		struct kp_hotspot *r = &h->rows[i];
-
-		free(r->source_file);
-		free(r->function);
-		free(r->sass_opcode);
-		free(r->ptx_opcode);
-		free(r->metric);
-		free(r->stall_reason);
-		free(r->evidence);
-		free(r->address);
-	}
+	for (i = 0; i < h->n; i++)
+		hs_row_free(&h->rows[i]);
 	free(h->rows);
 	free(h);
 }

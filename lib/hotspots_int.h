@@ -13,6 +13,7 @@
 
 struct kp_src;
 struct kp_err;
+struct kp_hotspot;
 
 /* ---- aggregated data ---- */
 struct insn {
@@ -68,6 +69,8 @@ struct agg {
 int hs_agg_read(struct agg *g, struct kp_err *err);
 /* Free what g holds and close g->src. */
 void hs_agg_free(struct agg *g);
+/* hotspots.c: free the strings of one row (not the row). */
+void hs_row_free(struct kp_hotspot *r);
 /* Make room for element n of *p (capacity *cap, elements of sz bytes). */
 int hs_grow(void **p, size_t *cap, size_t n, size_t sz);
 

@@ -322,19 +322,6 @@ fill_row(struct kp_hotspot *r, const struct ctx *c, const struct line *l, const 
 	    r->stall_reason && r->evidence && r->address ? 0 : -1;
 }
 
-static void
-free_row(struct kp_hotspot *r)
-{
-	free(r->source_file);
-	free(r->function);
-	free(r->sass_opcode);
-	free(r->ptx_opcode);
-	free(r->metric);
-	free(r->stall_reason);
-	free(r->evidence);
-	free(r->address);
-}
-
 static int
 make_insn_row(struct ctx *c, struct kp_hotspots *h, size_t *cap, const struct insn *in,
     const struct group *gr, int rank)
@@ -371,7 +358,7 @@ make_insn_row(struct ctx *c, struct kp_hotspots *h, size_t *cap, const struct in
 	    conflicts);
 	r.confidence = confidence(l, &s, kp_src_kind(g->src));
 	if (fill_row(&r, c, l, in->op, "", &s, ev, in->addr) < 0 || push(h, cap, &r) < 0) {
-		free_row(&r);
+		hs_row_free(&r);
 		return -1;
 	}
 	return 0;
@@ -489,7 +476,7 @@ make_group_row(struct ctx *c, struct kp_hotspots *h, size_t *cap, const struct g
 	r.bottleneck_class = kp_hotspot_class(p ? p->op : op, class_reason(c, &s), conflicts);
 	r.confidence = confidence(l, &s, kind);
 	if (fill_row(&r, c, l, op, ptx, &s, ev, gr->range) < 0 || push(h, cap, &r) < 0) {
-		free_row(&r);
+		hs_row_free(&r);
 		return -1;
 	}
 	for (i = 0; i < gr->n && (int)i < per_line; i++)
@@ -537,6 +524,21 @@ target_of(const char *text)
 	while (p != NULL && strstr(p + 2, "0x") != NULL)	/* the last address */
 		p = strstr(p + 2, "0x");
 	return p != NULL ? strtoull(p, NULL, 16) : 0;
+}
+
+/* The rows of a group: its own and those of its instructions ins[0..n), ranked. */
+static int
+group_row(struct ctx *c, struct kp_hotspots *h, size_t *cap, struct group *gr,
+    const struct insn *const *ins, size_t n, int rank, int per_line)
+{
+	int r;
+
+	if ((gr->v = ranked(c, ins, n, &gr->n)) == NULL)
+		return -1;
+	r = make_group_row(c, h, cap, gr, rank, per_line);
+	free(gr->v);
+	gr->v = NULL;
+	return r;
 }
 
 struct range {
@@ -675,7 +677,6 @@ rank_ranges(struct ctx *c, struct kp_hotspots *h, size_t *cap, int top, int per)
 	qsort(v, k, sizeof(*v), cmp_range);
 	for (i = 0; i < k && (int)i < top; i++) {
 		struct group gr;
-		int r;
 
 		memset(&gr, 0, sizeof(gr));
 		gr.l = &g->lines[v[i]->ins[0]->line];
@@ -684,11 +685,7 @@ rank_ranges(struct ctx *c, struct kp_hotspots *h, size_t *cap, int top, int per)
 		gr.loop = v[i]->loop;
 		snprintf(gr.range, sizeof(gr.range), "%s-%s", v[i]->ins[0]->addr,
 		    v[i]->ins[v[i]->n - 1]->addr);
-		if ((gr.v = ranked(c, v[i]->ins, v[i]->n, &gr.n)) == NULL)
-			goto out;
-		r = make_group_row(c, h, cap, &gr, (int)i + 1, per);
-		free(gr.v);
-		if (r < 0)
+		if (group_row(c, h, cap, &gr, v[i]->ins, v[i]->n, (int)i + 1, per) < 0)
 			goto out;
 	}
 	rc = 0;
@@ -717,7 +714,6 @@ rank_lines(struct ctx *c, struct kp_hotspots *h, size_t *cap, int top, int per)
 	for (i = 0; i < k && (int)i < top; i++) {
 		struct group gr;
 		size_t li = (size_t)(v[i] - g->lines), n = 0;
-		int r;
 
 		for (j = 0; j < g->ninsns; j++)
 			if (g->insns[j].line == li)
@@ -726,11 +722,7 @@ rank_lines(struct ctx *c, struct kp_hotspots *h, size_t *cap, int top, int per)
 		gr.l = v[i];
 		gr.val = v[i]->val;
 		gr.ninsn = v[i]->ninsn;
-		if ((gr.v = ranked(c, all, n, &gr.n)) == NULL)
-			goto out;
-		r = make_group_row(c, h, cap, &gr, (int)i + 1, per);
-		free(gr.v);
-		if (r < 0)
+		if (group_row(c, h, cap, &gr, all, n, (int)i + 1, per) < 0)
 			goto out;
 	}
 	rc = 0;
