@@ -19,6 +19,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* a loaded target validates again, and its argv joins and splits back */
 	if (kp_target_validate(t, &err) != 0)
 		abort();
+	/* every target.env name that loads is a variable name (commands.sh, env) */
+	{
+		const char *key;
+		json_t *v;
+
+		json_object_foreach(json_object_get(json_object_get(t, "target"), "env"), key, v)
+			if (!kp_env_name_valid(key, strlen(key)) || !json_is_string(v))
+				abort();
+	}
 	/* the args round-trip through the shell quoting that commands.sh uses */
 	json_t *argv = json_object_get(json_object_get(t, "target"), "args");
 	if (json_is_array(argv)) {

@@ -34,6 +34,7 @@ for name in "$@"; do
 	mkdir -p "$corpus"
 	case $name in
 	fuzz_csv) find tests/fixtures/h200 -name '*.csv' -size -200k -exec cp {} "$corpus"/ \; ;;
+	fuzz_source) find tests/fixtures -name 'source_*.csv' -size -200k -exec cp {} "$corpus"/ \; ;;
 	fuzz_jsonl) printf '{"profile_dir":"profile/x","kind":"target"}\n' >"$corpus/rec.jsonl" ;;
 	fuzz_rules) cp references/rules/*.yaml "$corpus"/ ;;
 	*) find references tests/fixtures -name '*.yaml' -size -200k -exec cp {} "$corpus"/ \; 2>/dev/null ;;
