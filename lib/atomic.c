@@ -106,19 +106,7 @@ on_signal(int sig)
 void
 kp_tmp_clean_on_signals(void)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
-	struct sigaction sa, old;
-	size_t i;
-
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
-		/* an ignored signal stays ignored (nohup kp-extract ...) */
-		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
-			continue;
-		sigaction(sigs[i], &sa, NULL);
-	}
+	kp_catch_signals(on_signal);
 }
 
 /* dir of path joined with a symbolic link's relative target. */

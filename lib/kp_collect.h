@@ -34,7 +34,10 @@ struct kp_proc_result {
  * (fork, pipe, open failed).
  */
 int kp_proc_run(const struct kp_proc *p, struct kp_proc_result *r, struct kp_err *err);
-/* Catch SIGINT and SIGTERM: they end the running child and set the flag. */
+/* handler for SIGINT, SIGTERM and SIGHUP; an ignored one stays ignored (nohup,
+ * a shell's background job started with SIGINT ignored). */
+void kp_catch_signals(void (*handler)(int));
+/* Catch SIGINT, SIGTERM and SIGHUP: they end the running child and set the flag. */
 void kp_proc_catch_signals(void);
 int kp_proc_interrupted(void);
 int kp_proc_signal(void);	/* the signal caught (SIGINT, SIGTERM, SIGHUP), 0 none */

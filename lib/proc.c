@@ -32,20 +32,26 @@ on_signal(int sig)
  * and a shell starts a background job with SIGINT ignored so that ^C spares it.
  */
 void
-kp_proc_catch_signals(void)
+kp_catch_signals(void (*handler)(int))
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
 	struct sigaction sa, old;
 	size_t i;
 
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
+	sa.sa_handler = handler;
 	sigemptyset(&sa.sa_mask);
 	for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
 		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
 			continue;
 		sigaction(sigs[i], &sa, NULL);
 	}
+}
+
+void
+kp_proc_catch_signals(void)
+{
+	kp_catch_signals(on_signal);
 }
 
 int
