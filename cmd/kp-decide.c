@@ -72,20 +72,15 @@ static void
 emit(json_t *decision, const char *profile_dir)
 {
 	struct kp_err err;
-	json_t *f, *rec;
+	json_t *f;
 	size_t i;
 
-	json_array_foreach(json_object_get(decision, "findings"), i, f) {
-		rec = json_pack("{s:s, s:O, s:O, s:O, s:b}", "kind", "finding",
-		    "class", json_object_get(f, "class"),
-		    "severity", json_object_get(f, "severity"),
-		    "score", json_object_get(f, "score"), "primary", i == 0);
-		if (profile_dir != NULL)
-			json_object_set_new(rec, "profile_dir", json_string(profile_dir));
-		if (kp_jsonl_write(stdout, rec, &err) == -1)
+	json_array_foreach(json_object_get(decision, "findings"), i, f)
+		if (kp_jsonl_put(stdout, json_pack("{s:s, s:O, s:O, s:O, s:b}", "kind",
+		    "finding", "class", json_object_get(f, "class"), "severity",
+		    json_object_get(f, "severity"), "score", json_object_get(f, "score"),
+		    "primary", i == 0), profile_dir, &err) < 0)
 			kp_die_err(&err);
-		json_decref(rec);
-	}
 }
 
 int

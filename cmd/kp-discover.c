@@ -122,11 +122,8 @@ report(json_t *cands, const char *profile_dir)
 		rec = json_deep_copy(c);
 		json_object_set_new(rec, "kind", json_string("candidate"));
 		json_object_set_new(rec, "chosen", json_boolean((json_int_t)i == chosen));
-		if (profile_dir != NULL)
-			json_object_set_new(rec, "profile_dir", json_string(profile_dir));
-		if (kp_jsonl_write(stdout, rec, &err) < 0)
+		if (kp_jsonl_put(stdout, rec, profile_dir, &err) < 0)
 			kp_die_err(&err);
-		json_decref(rec);
 	}
 	if (chosen >= 0) {
 		c = json_array_get(json_object_get(cands, "candidates"), (size_t)chosen);

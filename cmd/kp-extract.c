@@ -123,14 +123,8 @@ print_kernels(json_t *summary, const char *profile_dir)
 		    json_object_get(k, "function"), "launches", json_object_get(k, "launches"),
 		    "summary", json_object_get(k, "summary"), "primary", (json_int_t)i == primary);
 
-		if (rec == NULL)
-			kp_die(KP_EXIT_ENV, "out of memory");
-		if (profile_dir != NULL &&
-		    json_object_set_new(rec, "profile_dir", json_string(profile_dir)) < 0)
-			kp_die(KP_EXIT_ENV, "out of memory");
-		if (kp_jsonl_write(stdout, rec, &err) < 0)
+		if (kp_jsonl_put(stdout, rec, profile_dir, &err) < 0)
 			kp_die_err(&err);
-		json_decref(rec);
 	}
 }
 

@@ -95,6 +95,21 @@ kp_jsonl_write(FILE *fp, json_t *obj, struct kp_err *err)
 	return 0;
 }
 
+int
+kp_jsonl_put(FILE *fp, json_t *rec, const char *profile_dir, struct kp_err *err)
+{
+	int rc;
+
+	if (rec == NULL || (profile_dir != NULL &&
+	    json_object_set_new(rec, "profile_dir", json_string(profile_dir)) < 0)) {
+		json_decref(rec);
+		return kp_errf(err, KP_EXIT_ENV, "out of memory");
+	}
+	rc = kp_jsonl_write(fp, rec, err);
+	json_decref(rec);
+	return rc;
+}
+
 const char *
 kp_record_profile_dir(json_t *rec)
 {

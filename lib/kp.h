@@ -204,6 +204,9 @@ unsigned long kp_jsonl_line(const struct kp_jsonl *r);
 void kp_jsonl_close(struct kp_jsonl *r);
 /* One compact, key-sorted object and a newline; -1 on a failed write. */
 int kp_jsonl_write(FILE *fp, json_t *obj, struct kp_err *err);
+/* A pipeline record: rec (its reference taken; NULL: out of memory) with
+ * "profile_dir" set when profile_dir is not NULL, written by kp_jsonl_write. */
+int kp_jsonl_put(FILE *fp, json_t *rec, const char *profile_dir, struct kp_err *err);
 /* The "profile_dir" string of a record, or NULL. */
 const char *kp_record_profile_dir(json_t *rec);
 /* Read the first record with a profile_dir from stdin-like fp; malloc'd dir or NULL+err. */
