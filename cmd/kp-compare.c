@@ -220,14 +220,26 @@ emit(json_t *cmp, const char *profile, const char *md)
 	json_decref(v);
 }
 
+static int
+finish(json_t *cmp)
+{
+	int regress = strcmp(json_string_value(json_object_get(cmp, "verdict")),
+	    "REGRESSION") == 0;
+
+	json_decref(cmp);
+	return regress ? KP_EXIT_VERDICT : KP_EXIT_OK;
+}
+
 /*
  * Write the report and its JSON (to OUTPUT and the JSON beside it, or to
- * PROFILE/comparison/MDNAME and JSNAME) and print the records.
+ * PROFILE/comparison/ as the artifacts mdart and jsart), print the records and
+ * release cmp; returns the exit status of its verdict.
  */
-static void
-publish(json_t *cmp, const char *profile, const char *output, const char *mdname,
-    const char *jsname)
+static int
+publish(json_t *cmp, const char *profile, const char *output, enum kp_artifact mdart,
+    enum kp_artifact jsart)
 {
+	const char *mdname = kp_artifact_name(mdart), *jsname = kp_artifact_name(jsart);
 	char *md, *js;
 
 	if (output != NULL) {
@@ -244,16 +256,7 @@ publish(json_t *cmp, const char *profile, const char *output, const char *mdname
 	emit(cmp, profile, md);
 	free(md);
 	free(js);
-}
-
-static int
-finish(json_t *cmp)
-{
-	int regress = strcmp(json_string_value(json_object_get(cmp, "verdict")),
-	    "REGRESSION") == 0;
-
-	json_decref(cmp);
-	return regress ? KP_EXIT_VERDICT : KP_EXIT_OK;
+	return finish(cmp);
 }
 
 static void
@@ -273,18 +276,34 @@ first_run(json_t *ck, char *cfile, char *cprof, json_t *cs, const char *why, dou
 {
 	struct kp_err err;
 	json_t *cmp;
+	int rc;
 
 	if ((cmp = kp_compare_first(ck, cprof, why, tol, &err)) == NULL)
 		kp_die_err(&err);
 	json_object_set_new(cmp, "baseline", json_pack("{s:n}", "path"));
 	describe(cmp, "current", cprof, cprof);
 	kp_warn("no baseline yet: %s; %s will be the baseline next time", why, cprof);
-	publish(cmp, cprof, output, kp_artifact_name(KP_ART_REGRESSION),
-	    kp_artifact_name(KP_ART_COMPARISON));
+	rc = publish(cmp, cprof, output, KP_ART_REGRESSION, KP_ART_COMPARISON);
 	free(cfile);
 	free(cprof);
 	json_decref(cs);
-	return finish(cmp);
+	return rc;
+}
+
+/* kernel b (the baseline) against c, each side with its path and, from its
+ * profile folder when there is one, its primary class. */
+static json_t *
+compared(json_t *b, const char *bpath, const char *bprof, json_t *c, const char *cpath,
+    const char *cprof, double tol)
+{
+	struct kp_err err;
+	json_t *cmp;
+
+	if ((cmp = kp_compare_kernels(b, c, tol, &err)) == NULL)
+		kp_die_err(&err);
+	describe(cmp, "baseline", bpath, bprof);
+	describe(cmp, "current", cpath, cprof);
+	return cmp;
 }
 
 static int
@@ -294,6 +313,7 @@ before_after(const char *current, const char *baseline, double tol, int tol_give
 	char *cfile, *cprof, *bfile, *bprof, *base = baseline ? kp_xstrdup(baseline) : NULL;
 	json_t *cs, *bs, *ck, *cmp;
 	struct kp_err err;
+	int rc;
 
 	cs = load(current, &cfile, &cprof);
 	ck = primary_of(cs, cfile);
@@ -315,12 +335,8 @@ before_after(const char *current, const char *baseline, double tol, int tol_give
 		base = r;
 	}
 	bs = load(base, &bfile, &bprof);
-	if ((cmp = kp_compare_kernels(primary_of(bs, bfile), ck, tol, &err)) == NULL)
-		kp_die_err(&err);
-	describe(cmp, "baseline", bprof, bprof);
-	describe(cmp, "current", cprof, cprof);
-	publish(cmp, cprof, output, kp_artifact_name(KP_ART_REGRESSION),
-	    kp_artifact_name(KP_ART_COMPARISON));
+	cmp = compared(primary_of(bs, bfile), bprof, bprof, ck, cprof, cprof, tol);
+	rc = publish(cmp, cprof, output, KP_ART_REGRESSION, KP_ART_COMPARISON);
 	free(cfile);
 	free(cprof);
 	free(bfile);
@@ -328,7 +344,7 @@ before_after(const char *current, const char *baseline, double tol, int tol_give
 	free(base);
 	json_decref(cs);
 	json_decref(bs);
-	return finish(cmp);
+	return rc;
 }
 
 static json_t *
@@ -365,21 +381,16 @@ static int
 two_kernels(const char *a, const char *b, const char *dir, double tol, const char *output)
 {
 	char *file, *prof;
-	json_t *s, *cmp;
-	struct kp_err err;
+	json_t *s;
+	int rc;
 
 	s = load(dir, &file, &prof);
-	if ((cmp = kp_compare_kernels(find_kernel(s, a, file), find_kernel(s, b, file), tol,
-	    &err)) == NULL)
-		kp_die_err(&err);
-	describe(cmp, "baseline", prof, NULL);
-	describe(cmp, "current", prof, NULL);
-	publish(cmp, prof, output, kp_artifact_name(KP_ART_KERNELS_REPORT),
-	    kp_artifact_name(KP_ART_KERNELS_CMP));
+	rc = publish(compared(find_kernel(s, a, file), prof, NULL, find_kernel(s, b, file), prof,
+	    NULL, tol), prof, output, KP_ART_KERNELS_REPORT, KP_ART_KERNELS_CMP);
 	free(file);
 	free(prof);
 	json_decref(s);
-	return finish(cmp);
+	return rc;
 }
 
 static int
