@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <signal.h>
 #include <string.h>
@@ -14,7 +15,21 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "kp.h"
+#include <jansson.h>
+
+#include "kp_atomic.h"
+#include "kp_collect.h"
+#include "kp_diag.h"
+#include "kp_jsonl.h"
+#include "kp_metrics.h"
+#include "kp_proc.h"
+#include "kp_rules.h"
+#include "kp_shellwords.h"
+#include "kp_summary.h"
+#include "kp_target.h"
+#include "kp_utf8.h"
+#include "ncu.h"
+#include "profile.h"
 
 static const char synopsis[] =
     "usage: kp-collect [--dry-run] [--stages auto | all | LIST] [--ncu-bin PATH]\n"

@@ -5,12 +5,19 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
 #include <libfyaml.h>
 
-#include "kp.h"
+#include "kp_atomic.h"
+#include "kp_compare.h"
+#include "kp_diag.h"
+#include "kp_jsonl.h"
+#include "kp_yaml.h"
+#include "profile.h"
 
 static const char synopsis[] =
     "usage: kp-compare [--current dir] [--baseline dir | auto] [--tolerance-pct pct]\n"

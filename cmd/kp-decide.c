@@ -3,13 +3,21 @@
  * metrics summary, hotspots and a rules file, citing the evidence.
  */
 #include <getopt.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
 #include <libfyaml.h>
 
-#include "kp.h"
+#include "kp_atomic.h"
+#include "kp_diag.h"
+#include "kp_hotspots.h"
+#include "kp_jsonl.h"
+#include "kp_rules.h"
+#include "kp_yaml.h"
 #include "ncu_rules.h"
+#include "profile.h"
 
 static const char synopsis[] =
     "usage: kp-decide [--rules FILE] [--metrics FILE] [--hotspots FILE]"

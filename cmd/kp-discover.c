@@ -5,11 +5,21 @@
  */
 #include <getopt.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "kp.h"
+#include <jansson.h>
+
+#include "kp_atomic.h"
+#include "kp_diag.h"
+#include "kp_discover.h"
+#include "kp_jsonl.h"
+#include "kp_proc.h"
+#include "kp_target.h"
+#include "ncu.h"
+#include "profile.h"
 
 static const char synopsis[] =
     "usage: kp-discover [--max-launches N] [--hint NAME] [--filter] [--ncu-bin PATH]\n"

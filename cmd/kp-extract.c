@@ -5,10 +5,17 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <getopt.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "kp.h"
+#include <jansson.h>
+
+#include "kp_atomic.h"
+#include "kp_diag.h"
+#include "kp_jsonl.h"
+#include "kp_metrics.h"
+#include "profile.h"
 
 static const char synopsis[] =
     "usage: kp-extract [--all-metrics] [-o dir | --output-dir dir] [file ...]\n"

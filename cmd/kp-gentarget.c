@@ -5,6 +5,7 @@
  * command is stored as words, and kernel discovery is left to kp-discover.
  * With --suggest-target, rank candidate commands found in a repository instead.
  */
+#include <stdio.h>
 #include <sys/stat.h>
 
 #include <ctype.h>
@@ -16,7 +17,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "kp.h"
+#include <jansson.h>
+
+#include "kp_atomic.h"
+#include "kp_diag.h"
+#include "kp_jsonl.h"
+#include "kp_request.h"
+#include "kp_shellwords.h"
+#include "kp_suggest.h"
+#include "kp_target.h"
+#include "kp_utf8.h"
+#include "profile.h"
 
 #define DEFAULT_NCU "/usr/local/cuda/bin/ncu\n"
 

@@ -4,11 +4,19 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "kp.h"
+#include <jansson.h>
+
+#include "kp_atomic.h"
+#include "kp_diag.h"
+#include "kp_hotspots.h"
+#include "kp_jsonl.h"
+#include "kp_source.h"
+#include "profile.h"
 #include "source_evidence.h"
 
 #define SOURCE_PAGE kp_stage_rel(KP_STAGE_SOURCE)

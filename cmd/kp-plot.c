@@ -1,6 +1,7 @@
 /*
  * kp-plot: draw a profile folder's summary picture with gnuplot.
  */
+#include <stdio.h>
 #include <sys/stat.h>
 
 #include <getopt.h>
@@ -9,9 +10,17 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 #include <unistd.h>
 
-#include "kp.h"
+#include <jansson.h>
+
+#include "kp_atomic.h"
+#include "kp_diag.h"
+#include "kp_jsonl.h"
+#include "kp_plot.h"
+#include "kp_specs.h"
+#include "profile.h"
 
 static const char synopsis[] =
     "usage: kp-plot [-n] [--format png|svg] [-o file] [dir]\n"

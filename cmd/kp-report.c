@@ -2,9 +2,14 @@
  * kp-report: write the evidence-first final_report.md of a profile folder.
  */
 #include <getopt.h>
+#include <stdio.h>
 #include <stdlib.h>
 
-#include "kp.h"
+#include <jansson.h>
+
+#include "kp_diag.h"
+#include "kp_jsonl.h"
+#include "kp_report.h"
 
 static const char synopsis[] = "usage: kp-report [dir]\n";
 

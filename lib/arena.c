@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "kp.h"
+#include "kp_arena.h"
 
 /*
  * Under AddressSanitizer every piece is its own malloc (the arena hands out

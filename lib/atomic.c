@@ -18,6 +18,7 @@
  * profile is re-created from ncu's CSV after a power cut.  KP_FSYNC=1 in the
  * environment syncs each file before its rename (kp(7)).
  */
+#include <stdio.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -31,7 +32,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kp.h"
+#include <jansson.h>
+
+#include "kp_atomic.h"
+#include "kp_diag.h"
+#include "kp_proc.h"
 
 /*
  * The temporaries that exist now, for a signal: SIGINT, SIGTERM or SIGHUP in the

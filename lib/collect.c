@@ -4,13 +4,20 @@
  * details/metrics_raw.csv.  (The stages themselves: lib/profile.c.)
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
 #include <libfyaml.h>
 
-#include "kp.h"
+#include "kp_atomic.h"
+#include "kp_collect.h"
+#include "kp_csv.h"
+#include "kp_diag.h"
+#include "kp_shellwords.h"
 #include "kp_strmap.h"
+#include "kp_yaml.h"
 
 /* ---- the run record ---- */
 

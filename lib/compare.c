@@ -8,11 +8,20 @@
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "kp.h"
+#include <jansson.h>
+
+#include "kp_atomic.h"
+#include "kp_compare.h"
+#include "kp_diag.h"
+#include "kp_fmt.h"
+#include "kp_jsonl.h"
+#include "kp_summary.h"
 #include "kp_summary_keys.h"
+#include "profile.h"
 
 enum kp_direction
 kp_compare_direction(const char *key)

@@ -8,6 +8,7 @@
  * (quoted fields, "" for a quote, newlines inside quotes) in one pass over a
  * fixed-size read buffer; memory is bounded by the longest record.
  */
+#include <stdio.h>
 #include <sys/stat.h>
 
 #include <errno.h>
@@ -18,7 +19,10 @@
 #include <emmintrin.h>
 #endif
 
-#include "kp.h"
+#include "kp_arena.h"
+#include "kp_atomic.h"
+#include "kp_csv.h"
+#include "kp_diag.h"
 
 #ifndef KP_CSV_CHUNK
 #define KP_CSV_CHUNK (1024 * 1024)	/* tests use a tiny one */

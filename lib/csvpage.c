@@ -7,7 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kp.h"
+#include <jansson.h>
+
+#include "kp_csv.h"
+#include "kp_diag.h"
+#include "kp_metrics.h"
+#include "kp_number.h"
+#include "kp_utf8.h"
 #include "metrics_int.h"
 
 static int

@@ -3,10 +3,15 @@
  * launch, grouped by section.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "kp.h"
+#include "kp_csv.h"
+#include "kp_diag.h"
+#include "kp_number.h"
+#include "kp_summary_keys.h"
+#include "kp_units.h"
 #include "metrics_int.h"
 
 #define DISPLAY_RANK 10		/* a raw metric of the same launch wins */

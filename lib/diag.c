@@ -2,10 +2,13 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "kp.h"
+#include "kp_atomic.h"
+#include "kp_diag.h"
 
 static const char *progname = "kp";
 

@@ -4,10 +4,17 @@
  * their full name and ranked by hint match, total GPU time, then launches.
  */
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "kp.h"
+#include <jansson.h>
+
+#include "kp_csv.h"
+#include "kp_diag.h"
+#include "kp_discover.h"
+#include "kp_number.h"
+#include "kp_units.h"
 
 struct kern {
 	char *name;

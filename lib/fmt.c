@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kp.h"
+#include "kp_fmt.h"
 #include "kp_summary_keys.h"
 
 /* Digits after the point that leave three significant digits for |v| in [1, 1000). */

@@ -14,10 +14,14 @@
  * file frees and writes the rows.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "kp.h"
+#include <jansson.h>
+
+#include "kp_diag.h"
+#include "kp_hotspots.h"
 #include "hotspots_int.h"
 
 void

@@ -4,10 +4,12 @@
  */
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "kp.h"
+#include "kp_diag.h"
+#include "kp_source.h"
 #include "kp_strmap.h"
 #include "hotspots_int.h"
 

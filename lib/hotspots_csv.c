@@ -10,7 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kp.h"
+#include <jansson.h>
+
+#include "kp_atomic.h"
+#include "kp_diag.h"
+#include "kp_hotspots.h"
+#include "profile.h"
 
 const char *const kp_hs_cols[KP_HSC_N] = { "source_file", "line", "function", "sass_opcode",
 	"ptx_opcode", "metric", "value", "stall_reason", "bottleneck_class", "confidence",

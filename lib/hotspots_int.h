@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kp_diag.h"
+#include "kp_hotspots.h"
 #include "kp_strmap.h"
 
 struct kp_src;

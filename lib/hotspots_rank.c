@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kp.h"
+#include "kp_diag.h"
+#include "kp_hotspots.h"
+#include "kp_source.h"
 #include "hotspots_int.h"
 
 /* ---- classification ---- */

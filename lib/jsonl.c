@@ -1,9 +1,15 @@
 /* jsonl.c: the records programs pass along a pipeline, one JSON object a line. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
-#include "kp.h"
+#include <jansson.h>
+
+#include "kp_atomic.h"
+#include "kp_diag.h"
+#include "kp_jsonl.h"
 
 struct kp_jsonl {
 	FILE *fp;

@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kp.h"
+#include <jansson.h>
+
 #include "metrics_int.h"
 
 json_t *

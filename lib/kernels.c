@@ -3,11 +3,12 @@
  * on FNV-1a), their launch IDs, and the interned summary keys.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "kp.h"
 #include "kp_strmap.h"
+#include "kp_summary_keys.h"
 #include "metrics_int.h"
 
 /* Intern a summary key; its id or -1. */

@@ -1,7 +1,13 @@
-/* kp_compare.h: see kp.h.  Before/after comparison of metrics summaries
+/* kp_compare.h: Before/after comparison of metrics summaries
  * (lib/compare.c), used by kp-compare and kp-report. */
 #ifndef KP_COMPARE_H
 #define KP_COMPARE_H
+
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "kp_diag.h"
 
 /* Which way a summary key is better: documented in kp-compare(1). */
 enum kp_direction {

@@ -1,9 +1,15 @@
-/* kp_plot.h: see kp.h.  The plot module: the panel data of a profile folder
+/* kp_plot.h: The plot module: the panel data of a profile folder
  * (lib/plot.c), the gnuplot script and data files that draw them
  * (lib/plot_gp.c), and running gnuplot safely (lib/plot_run.c).
  * Owner: kp-plot. */
 #ifndef KP_PLOT_H
 #define KP_PLOT_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "kp_diag.h"
 
 enum kp_panel {
 	KP_PANEL_SOL,		/* speed of light: SM, memory, DRAM, L1/TEX, L2 */

@@ -1,8 +1,14 @@
-/* kp_rules.h: see kp.h.  Bottleneck rules (references/rules/bottleneck_rules.yaml):
+/* kp_rules.h: Bottleneck rules (references/rules/bottleneck_rules.yaml):
  * load, evaluate, and the follow-up thresholds shared with kp-collect.
  * Owner: the rules module (lib/rules*.c). */
 #ifndef KP_RULES_H
 #define KP_RULES_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "kp_diag.h"
 
 struct kp_rules;
 

@@ -1,7 +1,12 @@
-/* kp_target.h: see kp.h.  profile-target.yaml: build, validate, load, write.
- * Owner: the target module (lib/target*.c, lib/shellwords.c, lib/request.c). */
+/* kp_target.h: profile-target.yaml: build, validate, load, write (lib/target.c). */
 #ifndef KP_TARGET_H
 #define KP_TARGET_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "kp_diag.h"
 
 /*
  * The target is held in memory as a JSON tree with the same sections and keys
@@ -21,21 +26,9 @@ int kp_target_write_out(json_t *target, const char *path, int how, struct kp_err
 /* target.SECTION.KEY when it is a string (borrowed), else NULL. */
 const char *kp_target_str(json_t *target, const char *section, const char *key);
 
-/* Split a command line the way a POSIX shell splits words (quotes, backslashes),
- * never expanding anything.  Returns a JSON array of strings or NULL+err. */
-json_t *kp_shell_split(const char *line, struct kp_err *err);
-/* Quote one word for a POSIX shell (malloc'd). */
-char *kp_shell_quote(const char *word);
-
-/* Escape every regex metacharacter of s (malloc'd). */
-char *kp_regex_escape(const char *s);
-
 /* ---- additions of the target module ---- */
 /* kp_target_validate() and kp_target_load() also fill every absent known field
  * with its default (kp-target(5)); unknown keys are kept as they are. */
-
-/* The argv array as one line a POSIX shell reads back as the same words (malloc'd). */
-char *kp_shell_join(json_t *argv);
 
 /* A profile id: only [A-Za-z0-9_.-], no "..", not starting with '.' or '-',
  * at most KP_PROFILE_ID_MAX bytes.  1 valid, 0 not. */
@@ -43,24 +36,5 @@ char *kp_shell_join(json_t *argv);
 int kp_profile_id_valid(const char *id);
 /* A kernel name made into the start of a profile id (malloc'd, never empty). */
 char *kp_profile_id_stem(const char *kernel);
-
-/*
- * request.c: free-text requirements ("with visual report, source and roofline",
- * "no sudo") to fields.  texts is an array of strings.  Returns
- *   {"fields": {"visual": true, "source": true, "source_views": ["sass"], ...},
- *    "unsupported": [{"text": ..., "reason": ...}],
- *    "not_understood": ["..."],
- *    "original": ["<each text, a password value redacted>"]}
- * Field keys: visual format source source_views roofline memory compute
- * occupancy full compare baseline bottleneck microbenchmark triton autotune
- * sudo clock_control (present only when the text mentions them).
- */
-json_t *kp_request_parse(json_t *texts, struct kp_err *err);
-/* A copy of text with whatever follows the word "password" replaced (malloc'd). */
-char *kp_request_redact(const char *text);
-
-/* suggest.c: candidate target commands found in a repository folder, best first:
- * [{"command": "./build/bench", "score": 60, "evidence": ["..."]}]. */
-json_t *kp_suggest_targets(const char *dir, struct kp_err *err);
 
 #endif

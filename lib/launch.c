@@ -3,10 +3,14 @@
  * accumulators and the metrics_extracted.jsonl record.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "kp.h"
+#include <jansson.h>
+
+#include "kp_diag.h"
+#include "kp_summary_keys.h"
 #include "metrics_int.h"
 
 void

@@ -20,12 +20,20 @@
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "kp.h"
+#include <jansson.h>
+
+#include "kp_atomic.h"
+#include "kp_diag.h"
+#include "kp_metrics.h"
+#include "kp_summary.h"
+#include "kp_summary_keys.h"
+#include "profile.h"
 #include "metrics_int.h"
 
 int

@@ -14,7 +14,7 @@
 
 #include <jansson.h>
 
-#include "kp_summary_keys.h"
+#include "kp_diag.h"
 
 struct kp_err;
 struct kp_csv;

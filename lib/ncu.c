@@ -11,12 +11,21 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "kp.h"
+#include <jansson.h>
+
+#include "kp_atomic.h"
+#include "kp_diag.h"
+#include "kp_proc.h"
+#include "kp_shellwords.h"
+#include "kp_target.h"
+#include "ncu.h"
+#include "profile.h"
 
 /* The hierarchical roofline charts Nsight Compute 2025.3 lists (list_sections.txt). */
 static const char *const roofline_extra[] = {
@@ -25,7 +34,6 @@ static const char *const roofline_extra[] = {
 	"SpeedOfLight_HierarchicalSingleRooflineChart",
 	"SpeedOfLight_HierarchicalTensorRooflineChart",
 };
-
 
 /* A word of the text, delimited by white space (or the text's ends). */
 static int

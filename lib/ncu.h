@@ -1,9 +1,17 @@
-/* ncu.h: see kp.h.  The only place that builds and runs ncu command lines:
+/* ncu.h: The only place that builds and runs ncu command lines:
  * which ncu (and whether through `sudo -n`), the argv of every pass (stages,
  * discovery, the source page), one pass run to its CSV, and what ncu's output
  * means.  Owner: lib/ncu.c.  Needs kp.h (struct kp_err) and enum kp_stage. */
 #ifndef KP_NCU_H
 #define KP_NCU_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "kp_diag.h"
+#include "kp_proc.h"
+#include "profile.h"
 
 struct kp_proc_result;
 

@@ -7,7 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kp.h"
+#include <jansson.h>
+
+#include "kp_csv.h"
+#include "kp_diag.h"
 #include "ncu_rules.h"
 
 static int

@@ -3,6 +3,8 @@
 #ifndef KP_NCU_RULES_H
 #define KP_NCU_RULES_H
 
+#include "kp_diag.h"
+
 #include <jansson.h>
 
 struct kp_err;

@@ -1,9 +1,21 @@
 /* plot.c: the panel data of kp-plot, collected from a profile folder's artifacts. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "kp.h"
+#include <jansson.h>
+
+#include "kp_atomic.h"
+#include "kp_diag.h"
+#include "kp_fmt.h"
+#include "kp_hotspots.h"
+#include "kp_jsonl.h"
+#include "kp_number.h"
+#include "kp_plot.h"
+#include "kp_specs.h"
+#include "kp_summary.h"
+#include "profile.h"
 
 static const struct {
 	const char *name, *title;

@@ -5,10 +5,15 @@
  * data files by bare name: it runs in its own folder. */
 #define _GNU_SOURCE	/* open_memstream is POSIX 2008; keep glibc happy */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "kp.h"
+#include "kp_atomic.h"
+#include "kp_diag.h"
+#include "kp_fmt.h"
+#include "kp_plot.h"
+#include "profile.h"
 
 #define WIDTH 1800
 #define HEIGHT 1100

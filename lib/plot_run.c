@@ -1,5 +1,7 @@
 /* plot_run.c: find gnuplot, run it without a shell, check what it drew. */
+#include <stdio.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <sys/wait.h>
 
 #include <errno.h>
@@ -10,7 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kp.h"
+#include "kp_atomic.h"
+#include "kp_diag.h"
+#include "kp_plot.h"
 
 #define INSTALL "install it (apt-get install gnuplot-nox)"
 

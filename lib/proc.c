@@ -8,14 +8,20 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "kp.h"
+#include <jansson.h>
+
+#include "kp_atomic.h"
+#include "kp_diag.h"
+#include "kp_proc.h"
 
 extern char **environ;
 

@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kp.h"
+#include "kp_atomic.h"
+#include "kp_diag.h"
+#include "profile.h"
 
 static const struct artifact {
 	const char *name;	/* the file's name */

@@ -1,8 +1,10 @@
-/* profile.h: see kp.h.  The layout of a profile folder: every artifact's
+/* profile.h: The layout of a profile folder: every artifact's
  * name and place, and the stage table.  Owner: lib/profile.c.  No file name of
  * a profile is spelled anywhere else. */
 #ifndef KP_PROFILE_H
 #define KP_PROFILE_H
+
+#include "kp_diag.h"
 
 /* ---- artifacts ---- */
 
@@ -45,7 +47,6 @@ char *kp_artifact_path(const char *profile_dir, enum kp_artifact a);	/* malloc'd
 char *kp_path_dir(const char *path);
 
 /* ---- the stages: id, number, raw file (in details/), ncu selection ---- */
-
 
 enum kp_stage {
 	KP_STAGE_BASIC, KP_STAGE_SOL, KP_STAGE_MEMORY, KP_STAGE_COMPUTE,

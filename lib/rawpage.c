@@ -2,10 +2,13 @@
  * rawpage.c: the raw page (--page raw): one row per launch, one column per
  * metric, a units row under the header.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "kp.h"
+#include "kp_csv.h"
+#include "kp_diag.h"
+#include "kp_units.h"
 #include "metrics_int.h"
 
 void

@@ -10,10 +10,14 @@
  * report_run.c and report_findings.c write the sections.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "kp.h"
+#include "kp_atomic.h"
+#include "kp_diag.h"
+#include "kp_report.h"
+#include "profile.h"
 #include "report_int.h"
 
 /* The cell text of s with '|' and newlines made table-safe. */

@@ -3,11 +3,17 @@
  * classification, the evidence table, the hotspots, the hypotheses they back,
  * the confidence in them and the limitations of the data.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "kp.h"
+#include <jansson.h>
+
+#include "kp_fmt.h"
+#include "kp_source.h"
+#include "kp_summary.h"
 #include "kp_summary_keys.h"
+#include "profile.h"
 #include "report_int.h"
 
 #define TOP_HOTSPOTS 5

@@ -6,9 +6,11 @@
 #ifndef KP_REPORT_INT_H
 #define KP_REPORT_INT_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 #include <jansson.h>
+#include "kp_diag.h"
 
 struct kp_err;
 

@@ -3,12 +3,21 @@
  * classify from the summary with the default rules when kp-decide did not run.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
 #include <libfyaml.h>
 
-#include "kp.h"
+#include "kp_atomic.h"
+#include "kp_diag.h"
+#include "kp_fmt.h"
+#include "kp_hotspots.h"
+#include "kp_jsonl.h"
+#include "kp_rules.h"
+#include "kp_yaml.h"
+#include "profile.h"
 #include "report_int.h"
 
 json_t *

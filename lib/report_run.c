@@ -4,10 +4,16 @@
  * and the links to the comparison and the plots.
  */
 #include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "kp.h"
+#include <jansson.h>
+
+#include "kp_atomic.h"
+#include "kp_diag.h"
+#include "kp_jsonl.h"
+#include "profile.h"
 #include "report_int.h"
 
 /* A word quoted for a POSIX shell, written to fp. */

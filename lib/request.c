@@ -12,10 +12,14 @@
  * "password" in a requirement becomes "[redacted]".
  */
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "kp.h"
+#include <jansson.h>
+
+#include "kp_diag.h"
+#include "kp_request.h"
 
 struct scope {
 	const char *words;	/* "|"-separated keywords */

@@ -5,12 +5,18 @@
  * FILE:LINE: rule "<id>": message (KP_EXIT_DATA).
  */
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
 #include <libfyaml.h>
 
-#include "kp.h"
+#include "kp_atomic.h"
+#include "kp_diag.h"
+#include "kp_rules.h"
+#include "kp_yaml.h"
 #include "rules_int.h"
 
 const char *const kp_rule_classes[] = {

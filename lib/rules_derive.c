@@ -12,7 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kp.h"
+#include <jansson.h>
+
 #include "rules_int.h"
 
 /* The execution pipes, each with its metrics in order of preference (the

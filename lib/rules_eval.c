@@ -17,10 +17,16 @@
  * fired symptom it outranks, symptoms first, so a cause always ranks first.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "kp.h"
+#include <jansson.h>
+
+#include "kp_diag.h"
+#include "kp_rules.h"
+#include "kp_specs.h"
+#include "kp_summary.h"
 #include "rules_int.h"
 
 int
@@ -31,7 +37,6 @@ kp_rules_num(json_t *j, double *out)
 	*out = json_number_value(j);
 	return 0;
 }
-
 
 static int
 both(struct ctx *c, const char *a, const char *b, double *va, double *vb)

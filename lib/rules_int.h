@@ -3,6 +3,8 @@
 #ifndef KP_RULES_INT_H
 #define KP_RULES_INT_H
 
+#include <stddef.h>
+
 #include <jansson.h>
 
 enum kp_op { KP_OP_GT, KP_OP_GE, KP_OP_LT, KP_OP_LE, KP_OP_EQ, KP_OP_NE };

@@ -7,7 +7,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "kp.h"
 #include "metrics_int.h"
 
 /* xorshift64: deterministic, so a run is reproducible */

@@ -7,7 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kp.h"
+#include <jansson.h>
+
+#include "kp_diag.h"
+#include "kp_shellwords.h"
+#include "kp_utf8.h"
 
 struct buf {
 	char *s;

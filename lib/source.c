@@ -9,10 +9,14 @@
  */
 #include <ctype.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "kp.h"
+#include "kp_csv.h"
+#include "kp_diag.h"
+#include "kp_number.h"
+#include "kp_source.h"
 
 struct kp_src {
 	struct kp_csv *csv;

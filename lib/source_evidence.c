@@ -10,10 +10,14 @@
  * block twice, so instructions are told apart by function and address.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "kp.h"
+#include <jansson.h>
+
+#include "kp_diag.h"
+#include "kp_source.h"
 #include "kp_strmap.h"
 #include "source_evidence.h"
 

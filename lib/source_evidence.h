@@ -3,6 +3,8 @@
 #ifndef KP_SOURCE_EVIDENCE_H
 #define KP_SOURCE_EVIDENCE_H
 
+#include "kp_diag.h"
+
 #include <stdio.h>
 #include <jansson.h>
 

@@ -1,9 +1,13 @@
 /* specs.c: GPU limits and peak rates from gpu_specs.yaml (schema kp-gpu-specs/1). */
 #include <string.h>
 
+#include <jansson.h>
 #include <libfyaml.h>
 
-#include "kp.h"
+#include "kp_atomic.h"
+#include "kp_diag.h"
+#include "kp_specs.h"
+#include "kp_yaml.h"
 
 json_t *
 kp_specs_load(const char *path, struct kp_err *err)

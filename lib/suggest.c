@@ -21,9 +21,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 #include <unistd.h>
 
-#include "kp.h"
+#include <jansson.h>
+
+#include "kp_atomic.h"
+#include "kp_diag.h"
+#include "kp_suggest.h"
 
 #define MAX_ENTRIES 2000	/* per folder: a shallow look, not a crawl */
 #define MAX_LINES 5000		/* per file */

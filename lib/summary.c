@@ -9,10 +9,16 @@
  * A summary without "metrics_all" (an older file, or one held in memory) is
  * complete as it is.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "kp.h"
+#include <jansson.h>
+
+#include "kp_atomic.h"
+#include "kp_diag.h"
+#include "kp_jsonl.h"
+#include "kp_summary.h"
 #include "kp_summary_keys.h"
 
 /*

@@ -5,10 +5,18 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "kp.h"
+#include <jansson.h>
+
+#include "kp_arena.h"
+#include "kp_diag.h"
+#include "kp_metrics.h"
+#include "kp_summary.h"
+#include "kp_summary_keys.h"
 #include "metrics_int.h"
 
 /*
@@ -32,7 +40,6 @@ key_median(const struct kernel *k, size_t i)
 		return mx_jnum(k->keys[i].sum / (double)k->keys[i].seen);
 	return mx_jnum(mx_median(v, n));
 }
-
 
 static json_t *
 ids_json(const struct kernel *k)

@@ -7,12 +7,17 @@
  */
 #include <ctype.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
 #include <libfyaml.h>
 
-#include "kp.h"
+#include "kp_atomic.h"
+#include "kp_diag.h"
+#include "kp_target.h"
+#include "kp_yaml.h"
 
 enum ftype {
 	F_STR,		/* string */

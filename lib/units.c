@@ -7,9 +7,10 @@
  * time in a denominator becomes per second.  Prefixes of count-like words are
  * decimal, as ncu prints them (Kbyte = 1000 byte).
  */
+#include <stdio.h>
 #include <string.h>
 
-#include "kp.h"
+#include "kp_units.h"
 
 struct word {
 	const char *name;

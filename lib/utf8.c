@@ -2,7 +2,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kp.h"
+#include "kp_diag.h"
+#include "kp_utf8.h"
 
 /*
  * The offset of the first byte that does not start a well-formed UTF-8

@@ -7,12 +7,17 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
 #include <libfyaml.h>
 
-#include "kp.h"
+#include "kp_atomic.h"
+#include "kp_diag.h"
+#include "kp_utf8.h"
+#include "kp_yaml.h"
 
 struct capture {
 	char msg[768];

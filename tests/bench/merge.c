@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kp.h"
 #include "kp_collect.h"
+#include "kp_diag.h"
 
 int
 main(int argc, char *argv[])

@@ -2,7 +2,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "kp.h"
+#include "kp_csv.h"
+#include "kp_diag.h"
+#include "kp_number.h"
+#include "kp_units.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

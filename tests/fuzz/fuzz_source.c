@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "kp.h"
+#include "kp_diag.h"
+#include "kp_hotspots.h"
+#include "kp_source.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -2,9 +2,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <jansson.h>
 #include <libfyaml.h>
 
-#include "kp.h"
+#include "kp_diag.h"
+#include "kp_yaml.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,10 +1,20 @@
 /* Unit tests for collect.c: stages, ncu argv, what ncu's log means, the run record. */
 #include <fcntl.h>
+#include <jansson.h>
 #include <libfyaml.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "kp_check.h"
+#include "kp_atomic.h"
+#include "kp_collect.h"
+#include "kp_csv.h"
+#include "kp_diag.h"
+#include "kp_proc.h"
+#include "kp_yaml.h"
+#include "ncu.h"
+#include "profile.h"
 
 static json_t *
 target(const char *runtime)

@@ -1,9 +1,14 @@
 /* Unit tests for compare.c: judgments, the verdict, profile ids. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "kp_check.h"
+#include "kp_compare.h"
+#include "kp_diag.h"
 
 static json_t *
 kernel(const char *summary, const char *spread)

@@ -1,7 +1,11 @@
 /* Unit tests for csv.c: the streaming reader of ncu's CSV output. */
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "kp_check.h"
+#include "kp_csv.h"
+#include "kp_diag.h"
 
 static struct kp_csv *
 from_string(const char *s)

@@ -1,7 +1,11 @@
 /* Unit tests for discover.c: ranking kernels from a discovery capture. */
 #include <string.h>
 
+#include <jansson.h>
+
 #include "kp_check.h"
+#include "kp_diag.h"
+#include "kp_discover.h"
 
 static json_t *
 cand(json_t *root, size_t i)

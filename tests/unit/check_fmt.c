@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "kp_check.h"
+#include "kp_fmt.h"
 
 static const char *
 u(double v, const char *base)

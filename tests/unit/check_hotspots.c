@@ -1,9 +1,14 @@
 /* Unit tests for hotspots.c: aggregation, ranking, stall reasons, classes. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "kp_check.h"
+#include "kp_diag.h"
+#include "kp_hotspots.h"
 
 static struct kp_hotspots *
 read_fixture(const char *rel, const struct kp_hs_opts *o)

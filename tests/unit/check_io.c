@@ -1,5 +1,7 @@
 /* Unit tests for atomic.c, jsonl.c, yaml.c and diag.c. */
+#include <stdio.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <sys/wait.h>
 
 #include <dirent.h>
@@ -7,9 +9,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <jansson.h>
 #include <libfyaml.h>
 
 #include "kp_check.h"
+#include "kp_atomic.h"
+#include "kp_diag.h"
+#include "kp_jsonl.h"
+#include "kp_utf8.h"
+#include "kp_yaml.h"
 
 static char tmpdir[64];
 

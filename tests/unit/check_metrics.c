@@ -8,11 +8,18 @@
  */
 #include <glob.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "kp_check.h"
+#include "kp_csv.h"
+#include "kp_diag.h"
+#include "kp_metrics.h"
+#include "kp_summary.h"
 
 /* key -> its sources, in order (raw metric names, then "Section/Name"). */
 static const struct {

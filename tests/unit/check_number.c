@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "kp_check.h"
+#include "kp_number.h"
+#include "kp_units.h"
 
 static double
 num(const char *s, enum kp_num want)

@@ -1,4 +1,5 @@
 /* Unit tests for the plot module: panel data, script and data files, images, gnuplot. */
+#include <stdio.h>
 #include <sys/stat.h>
 
 #include <math.h>
@@ -6,7 +7,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "kp_check.h"
+#include "kp_atomic.h"
+#include "kp_diag.h"
+#include "kp_plot.h"
+#include "kp_specs.h"
 
 static char top[64];
 

@@ -1,10 +1,17 @@
 /* Unit tests for proc.c: children in their own process group, bounded in time. */
 #include <limits.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/types.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "kp_check.h"
+#include "kp_atomic.h"
+#include "kp_diag.h"
+#include "kp_proc.h"
 
 static char tmpdir[64];
 

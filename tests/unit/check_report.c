@@ -1,9 +1,13 @@
 /* Unit tests for report.c: every section, whatever the folder holds. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "kp_check.h"
+#include "kp_atomic.h"
+#include "kp_diag.h"
+#include "kp_report.h"
 
 static const char *const sections[] = {
 	"## Target summary", "## Kernel filter", "## Profiler", "## Commands",

@@ -1,7 +1,11 @@
 /* Unit tests for request.c: free-text requirements to target fields. */
 #include <string.h>
 
+#include <jansson.h>
+
 #include "kp_check.h"
+#include "kp_diag.h"
+#include "kp_request.h"
 
 static json_t *
 parse(const char *text)

@@ -11,11 +11,17 @@
  * Percentages and counts are ncu's numbers unchanged.
  */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "kp_check.h"
 #include "rules_int.h"
+#include "kp_diag.h"
+#include "kp_hotspots.h"
+#include "kp_rules.h"
 
 static const char hgemm_v0_kernel[] =
     "{\"device\": \"NVIDIA H200\", \"function\": \"hgemm_v0\", \"metrics\": {\"l1tex__data_pipe_lsu_wavefr"

@@ -6,12 +6,16 @@
  * page (launches in other orders, kernels missing from a stage).  Not timed:
  * tests/bench/run.sh times them.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "kp_check.h"
 #include "kp_collect.h"
+#include "kp_diag.h"
 #include "kp_metrics.h"
 #include "kp_strmap.h"
 

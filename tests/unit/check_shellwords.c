@@ -1,9 +1,14 @@
 /* Unit tests for shellwords.c: POSIX word splitting that never evaluates,
  * quoting for sh, and regex escaping. */
 #include <regex.h>
+#include <stdio.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "kp_check.h"
+#include "kp_diag.h"
+#include "kp_shellwords.h"
 
 /* The words of line joined by '|' (for compact assertions). */
 static char *

@@ -1,8 +1,11 @@
 /* Unit tests for source.c: the streaming reader of ncu's source page. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "kp_check.h"
+#include "kp_diag.h"
+#include "kp_source.h"
 
 static struct kp_src *
 open_path(const char *rel, FILE **fp, struct kp_err *err)

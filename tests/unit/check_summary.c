@@ -6,7 +6,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "kp_check.h"
+#include "kp_atomic.h"
+#include "kp_diag.h"
+#include "kp_jsonl.h"
+#include "kp_metrics.h"
+#include "kp_summary.h"
 
 #define FULL_RAW KP_FIXTURES "/h200/hgemm_v0/full_raw.csv"
 

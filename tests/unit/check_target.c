@@ -1,8 +1,14 @@
 /* Unit tests for target.c: profile-target.yaml loaded, validated, written. */
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "kp_check.h"
+#include "kp_atomic.h"
+#include "kp_diag.h"
+#include "kp_target.h"
 
 static char tmpdir[64];
 

@@ -5,8 +5,6 @@
 #include <check.h>
 #include <stdlib.h>
 
-#include "kp.h"
-
 #ifndef KP_FIXTURES
 #define KP_FIXTURES "tests/fixtures"
 #endif

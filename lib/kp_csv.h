@@ -1,0 +1,34 @@
+/* kp_csv.h: the streaming reader of the CSV ncu prints (lib/csv.c). */
+#ifndef KP_CSV_H
+#define KP_CSV_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "kp_diag.h"
+
+/* ---- csv.c: streaming reader for the CSV that ncu prints ---- */
+/*
+ * One record at a time, RFC 4180 quoting, memory bounded by the longest record.
+ * Lines that are not CSV records (==PROF==, ==WARNING==, ==ERROR== and the
+ * workload's own stdout) are skipped and counted: a record must begin with '"'.
+ */
+struct kp_csv;
+struct kp_field {
+	const char *s;	/* NUL-terminated, unquoted */
+	size_t len;
+};
+struct kp_csv *kp_csv_open(FILE *fp, const char *name);	/* does not own fp */
+struct kp_csv *kp_csv_open_path(const char *path, struct kp_err *err);	/* owns its fp */
+/* 1: a record; 0: end of input; -1: error (truncated record, read error). */
+int kp_csv_next(struct kp_csv *c, struct kp_err *err);
+size_t kp_csv_nfields(const struct kp_csv *c);
+const struct kp_field *kp_csv_field(const struct kp_csv *c, size_t i);	/* NULL past end */
+unsigned long kp_csv_line(const struct kp_csv *c);	/* line where the record began */
+unsigned long kp_csv_noise_lines(const struct kp_csv *c);
+const char *kp_csv_name(const struct kp_csv *c);
+/* Noise lines that were ==ERROR== / ==WARNING== lines, for callers that care. */
+const char *kp_csv_last_error_line(const struct kp_csv *c);
+void kp_csv_close(struct kp_csv *c);
+
+#endif
