@@ -1,0 +1,33 @@
+#!/bin/sh
+# run-zoo.sh OUTDIR [NAME ...]: on a GPU host, build the zoo and run
+# `kp-profile --stages auto` on each workload of zoo.tsv (kp's programs on
+# PATH).  Prints one line per workload, then the table: expected class, kp's
+# primary class, the busiest unit, seconds.  Each profile stays in
+# OUTDIR/prof/NAME.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+out=${1:?usage: run-zoo.sh OUTDIR [NAME ...]}; shift
+mkdir -p "$out/build" "$out/prof"
+[ -x "$out/build/zoo" ] || nvcc -O3 -lineinfo -arch=sm_90 -o "$out/build/zoo" "$here/zoo.cu" || exit 1
+cp "$here"/*.py "$out/build/"
+want=" $* "
+printf '%-17s %-28s %-28s %-5s %s\n' name expected kp ok seconds > "$out/table.txt"
+grep -v '^#' "$here/zoo.tsv" | while IFS='	' read -r name cmd re expect unit; do
+	[ "$want" = "  " ] || case $want in *" $name "*) ;; *) continue ;; esac
+	cd "$out/build" || exit 1
+	rm -rf "$out/prof/$name"
+	t0=$(date +%s.%N)
+	# shellcheck disable=SC2086
+	kp-profile --kernel "$re" --requirement "source, bottleneck rules" --stages auto \
+		--clock-control none --launch-skip 1 --launch-count 1 --output-root "$out/prof" \
+		--profile-id "$name" --no-plot -- $cmd > "$out/prof/$name.log" 2>&1 </dev/null
+	rc=$?
+	t1=$(date +%s.%N)
+	got=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("primary") or "none")' \
+		"$out/prof/$name/details/bottleneck_decision.json" 2>/dev/null || echo "rc=$rc")
+	ok=no; [ "$got" = "$expect" ] && ok=yes; [ "$expect" = - ] && ok=-
+	printf '%-17s %-28s %-28s %-5s %.1f\n' "$name" "$expect" "$got" "$ok" \
+		"$(awk "BEGIN{print $t1 - $t0}")" >> "$out/table.txt"
+	tail -1 "$out/table.txt"
+done
+cat "$out/table.txt"
