@@ -343,13 +343,8 @@ disagreement(struct ctx *c, const struct kp_rule *r)
 static void
 note_metric(json_t *arr, const char *name)
 {
-	size_t i;
-	json_t *v;
-
-	json_array_foreach(arr, i, v)
-		if (strcmp(json_string_value(v), name) == 0)
-			return;
-	json_array_append_new(arr, json_string(name));
+	if (!kp_json_array_has_string(arr, name))
+		json_array_append_new(arr, json_string(name));
 }
 
 static void
