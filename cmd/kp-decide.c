@@ -181,10 +181,7 @@ main(int argc, char *argv[])
 	if (hotf != NULL && (hotspots = kp_hs_csv_load(hotf, 1, &err)) == NULL)
 		kp_die_err(&err);
 	if (srcf == NULL && hotf != NULL) {	/* kp-hotspots writes it beside its CSV */
-		char *dir = kp_path_dir(hotf);
-
-		p_src = kp_path_join(dir, kp_artifact_name(KP_ART_SOURCE_EVIDENCE));
-		free(dir);
+		p_src = kp_artifact_beside(hotf, KP_ART_SOURCE_EVIDENCE);
 		if (p_src != NULL && kp_is_file(p_src))
 			srcf = p_src;
 	}

@@ -104,8 +104,7 @@ write_evidence(const char *pagepath, const char *csvpath)
 {
 	struct kp_err err;
 	json_t *ev = NULL;
-	char *dir = kp_path_dir(csvpath);
-	char *out = dir != NULL ? kp_path_join(dir, kp_artifact_name(KP_ART_SOURCE_EVIDENCE)) : NULL;
+	char *out = kp_artifact_beside(csvpath, KP_ART_SOURCE_EVIDENCE);
 	FILE *fp;
 
 	if (out == NULL)
@@ -122,7 +121,6 @@ write_evidence(const char *pagepath, const char *csvpath)
 		unlink(out);
 	json_decref(ev);
 	free(out);
-	free(dir);
 }
 
 static void

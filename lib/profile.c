@@ -67,6 +67,18 @@ kp_artifact_path(const char *profile_dir, enum kp_artifact a)
 }
 
 char *
+kp_artifact_beside(const char *file, enum kp_artifact a)
+{
+	char *dir = kp_path_dir(file), *p;
+
+	if (dir == NULL)
+		return NULL;
+	p = kp_path_join(dir, kp_artifact_name(a));
+	free(dir);
+	return p;
+}
+
+char *
 kp_path_dir(const char *path)
 {
 	const char *s = strrchr(path, '/');

@@ -43,6 +43,10 @@ enum kp_artifact {
 const char *kp_artifact_name(enum kp_artifact a);	/* "metrics_summary.json" */
 const char *kp_artifact_rel(enum kp_artifact a);	/* "details/metrics_summary.json" */
 char *kp_artifact_path(const char *profile_dir, enum kp_artifact a);	/* malloc'd */
+/* Artifact a's file name in the folder of file: source_evidence.json beside
+ * the source_hotspots.csv at file, wherever that is; malloc'd, NULL when out
+ * of memory. */
+char *kp_artifact_beside(const char *file, enum kp_artifact a);
 /* The folder part of a path: "a" of "a/b", "/" of "/b", "." of "b"; malloc'd. */
 char *kp_path_dir(const char *path);
 

@@ -18,6 +18,7 @@
 #include "kp_jsonl.h"
 #include "kp_utf8.h"
 #include "kp_yaml.h"
+#include "profile.h"
 
 static char tmpdir[64];
 
@@ -236,6 +237,27 @@ START_TEST(test_strtonum_bounds)
 }
 END_TEST
 
+/* An artifact beside another file: the other's folder, the artifact's own name. */
+START_TEST(test_artifact_beside)
+{
+	static const char *const cases[][2] = {
+		{ "p/details/source_hotspots.csv", "p/details/source_evidence.json" },
+		{ "/tmp/x/hot.csv", "/tmp/x/source_evidence.json" },
+		{ "hot.csv", "./source_evidence.json" },
+		{ "/hot.csv", "/source_evidence.json" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *p = kp_artifact_beside(cases[i][0], KP_ART_SOURCE_EVIDENCE);
+
+		ck_assert_ptr_nonnull(p);
+		ck_assert_str_eq(p, cases[i][1]);
+		free(p);
+	}
+}
+END_TEST
+
 /* kp_args_text: the first argument that is not UTF-8, named by its option. */
 START_TEST(test_args_text)
 {
@@ -317,6 +339,7 @@ io_suite(void)
 	tcase_add_test(tc, test_yaml_round_trip_hostile_strings);
 	tcase_add_test(tc, test_strtonum_bounds);
 	tcase_add_test(tc, test_args_text);
+	tcase_add_test(tc, test_artifact_beside);
 	tcase_add_test(tc, test_atomic_temporary_removed_on_signal);
 	suite_add_tcase(s, tc);
 	return s;
