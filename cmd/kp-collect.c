@@ -515,7 +515,7 @@ source_fallback(struct run *r, const char *final, const struct kp_ncu_verdict *v
 	    "source", "view", "sass", "argv", run.argv, "exit_status", run.res.exited ?
 	    json_integer(run.res.exit_status) : json_null(), "duration_s",
 	    (double)(long long)(run.res.duration_s * 100 + 0.5) / 100, "output",
-	    "details/07_source_raw.csv", "status", run.v.outcome == KP_OUT_OK ? "ok" :
+	    kp_stage_rel(KP_STAGE_SOURCE), "status", run.v.outcome == KP_OUT_OK ? "ok" :
 	    kp_outcome_status(run.v.outcome)));
 	sm = json_pack("{s:s, s:s, s:{s:s, s:f, s:s}}", "mapping", run.v.outcome == KP_OUT_OK ?
 	    "sass-only" : "none", "reason", why, "extra_pass", "view", "sass", "duration_s",

@@ -76,7 +76,8 @@ profile_inputs(const char *details, size_t *np)
 	}
 	closedir(d);
 	if (n == 0)
-		kp_die(KP_EXIT_DATA, "%s: no metrics_raw.csv and no NN_<stage>_raw.csv", details);
+		kp_die(KP_EXIT_DATA, "%s: no %s and no NN_<stage>_raw.csv", details,
+		    kp_artifact_name(KP_ART_METRICS_RAW));
 	qsort(v, n, sizeof(*v), cmpstr);
 	*np = n;
 	return v;

@@ -141,8 +141,8 @@ draw(const char *gnuplot, const char *visdir, const char *image, int how, const 
 		tmp_image[0] = '\0';
 		free(abs);
 		kp_warn("%s", err.msg);
-		kp_die(err.status, "%s not written; the script is %s/profile_summary.gp",
-		    image, visdir);
+		kp_die(err.status, "%s not written; the script is %s/%s", image, visdir,
+		    kp_artifact_name(KP_ART_PLOT_SCRIPT));
 	}
 	free(abs);
 	if (direct) {

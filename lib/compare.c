@@ -104,8 +104,8 @@ kp_compare_load(const char *path, char **file_out, char **profile_out, struct kp
 				goto oom;
 			if (!kp_is_file(file)) {
 				kp_errf(err, KP_EXIT_DATA,
-				    "%s: no details/metrics_summary.json or metrics_summary.json"
-				    " (run kp-extract first)", path);
+				    "%s: no %s or %s (run kp-extract first)", path,
+				    kp_artifact_rel(KP_ART_SUMMARY), kp_artifact_name(KP_ART_SUMMARY));
 				free(file);
 				return NULL;
 			}

@@ -542,7 +542,7 @@ comparison(struct kp_plot_panel *pn, const char *dir, struct kp_err *err)
 	bf = json_string_value(json_object_get(json_object_get(cmp, "baseline"), "function"));
 	cf = json_string_value(json_object_get(json_object_get(cmp, "current"), "function"));
 	if (pn->n == 0)
-		empty(pn, "comparison/comparison.json has none of the key metrics", NULL);
+		empty(pn, "%s has none of the key metrics", kp_artifact_rel(KP_ART_COMPARISON));
 	else {
 		pn->filled = 1;
 		snprintf(pn->title_note, sizeof pn->title_note, "%s -> %s: %s",

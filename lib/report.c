@@ -35,6 +35,12 @@ rep_put_cell(FILE *fp, const char *s)
 }
 
 void
+rep_link(struct rep *r, enum kp_artifact a)
+{
+	fprintf(r->fp, "[%s](%s)", kp_artifact_rel(a), kp_artifact_rel(a));
+}
+
+void
 rep_missing(struct rep *r, const char *what, const char *why, const char *how)
 {
 	fprintf(r->fp, "_Missing: %s. Why: %s. Collect it with: %s._\n", what, why, how);

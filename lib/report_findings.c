@@ -223,8 +223,9 @@ rep_sec_classification(struct rep *r)
 		return;
 	}
 	if (r->decision_fallback)
-		fprintf(r->fp, "Classified here from details/metrics_summary.json with the default"
-		    " rules (details/bottleneck_decision.json is absent; kp-decide writes it).\n\n");
+		fprintf(r->fp, "Classified here from %s with the default rules (%s is absent;"
+		    " kp-decide writes it).\n\n", kp_artifact_rel(KP_ART_SUMMARY),
+		    kp_artifact_rel(KP_ART_DECISION));
 	else
 		fprintf(r->fp, "From [details/bottleneck_decision.json](details/bottleneck_decision.json)"
 		    " (kp-decide).\n\n");
@@ -320,12 +321,13 @@ rep_sec_evidence(struct rep *r)
 		fputc('\n', r->fp);
 		return;
 	}
-	fprintf(r->fp, "Medians over %lld launch%s of `%s`, from"
-	    " [details/metrics_summary.json](details/metrics_summary.json). Units are decimal"
-	    " (1 ms = 10^6 ns, 1 TB/s = 10^12 byte/s); the base value is kept in brackets.\n\n",
+	fprintf(r->fp, "Medians over %lld launch%s of `%s`, from ",
 	    (long long)json_integer_value(json_object_get(r->kernel, "launches")),
 	    json_integer_value(json_object_get(r->kernel, "launches")) == 1 ? "" : "es",
 	    rep_jstr(r->kernel, "function") ? rep_jstr(r->kernel, "function") : "?");
+	rep_link(r, KP_ART_SUMMARY);
+	fprintf(r->fp, ". Units are decimal (1 ms = 10^6 ns, 1 TB/s = 10^12 byte/s); the base"
+	    " value is kept in brackets.\n\n");
 	fprintf(r->fp, "| metric | value | unit | meaning | threshold |\n| --- | --- | --- | --- | --- |\n");
 	for (i = 0; i < KP_NSKEYS; i++)
 		if (kp_summary_value(r->kernel, kp_summary_keys[i].name, &x) == 0)
@@ -345,7 +347,8 @@ rep_sec_evidence(struct rep *r)
 		evidence_row(r, key, s[i].v);
 	}
 	if (n > 4)
-		fprintf(r->fp, "\n%zu more stall reasons are in details/metrics_summary.json.\n", n - 4);
+		fprintf(r->fp, "\n%zu more stall reasons are in %s.\n", n - 4,
+		    kp_artifact_rel(KP_ART_SUMMARY));
 	fputc('\n', r->fp);
 }
 
@@ -357,10 +360,13 @@ rep_sec_hotspots(struct rep *r)
 
 	fprintf(r->fp, "## Source/SASS/PTX hotspots\n\n");
 	if (r->hotspots == NULL || json_array_size(r->hotspots) == 0) {
+		char how[256];
+
+		snprintf(how, sizeof how, "`kp-hotspots --input %s --output %s`",
+		    kp_stage_rel(KP_STAGE_SOURCE), kp_artifact_rel(KP_ART_HOTSPOTS));
 		if (rep_exists_in(r->dir, kp_stage_rel(KP_STAGE_SOURCE)))
 			rep_missing(r, kp_artifact_rel(KP_ART_HOTSPOTS), "the source page was collected but"
-			    " not ranked", "`kp-hotspots --input details/07_source_raw.csv --output"
-			    " details/source_hotspots.csv`");
+			    " not ranked", how);
 		else
 			rep_missing(r, "source-level hotspots", "the source stage was not collected",
 			    "`kp-collect --stages source` (build the kernel with -lineinfo), then"
@@ -369,8 +375,9 @@ rep_sec_hotspots(struct rep *r)
 		return;
 	}
 	mapping_note(r);
-	fprintf(r->fp, "Top rows of [details/source_hotspots.csv](details/source_hotspots.csv)"
-	    " (%zu row%s in all).\n\n", json_array_size(r->hotspots),
+	fprintf(r->fp, "Top rows of ");
+	rep_link(r, KP_ART_HOTSPOTS);
+	fprintf(r->fp, " (%zu row%s in all).\n\n", json_array_size(r->hotspots),
 	    json_array_size(r->hotspots) == 1 ? "" : "s");
 	fprintf(r->fp, "| # | location | SASS | PTX | metric | value | stall reason | class |"
 	    " confidence | evidence |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");

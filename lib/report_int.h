@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 #include "kp_diag.h"
+#include "profile.h"
 
 struct kp_err;
 
@@ -42,6 +43,8 @@ void rep_free(struct rep *r);
 /* ---- report.c: Markdown pieces ---- */
 /* s as the text of a table cell ('|' escaped, newlines made spaces). */
 void rep_put_cell(FILE *fp, const char *s);
+/* "[details/x.json](details/x.json)": a link to an artifact of the folder. */
+void rep_link(struct rep *r, enum kp_artifact a);
 /* "_Missing: WHAT. Why: WHY. Collect it with: HOW._" */
 void rep_missing(struct rep *r, const char *what, const char *why, const char *how);
 

@@ -129,8 +129,8 @@ classify(struct rep *r)
 	if (r->decision != NULL)
 		return;
 	if (r->kernel == NULL) {
-		snprintf(r->fallback_why, sizeof r->fallback_why, "there is no"
-		    " details/metrics_summary.json to classify");
+		snprintf(r->fallback_why, sizeof r->fallback_why, "there is no %s to classify",
+		    kp_artifact_rel(KP_ART_SUMMARY));
 		return;
 	}
 	{
@@ -151,8 +151,8 @@ classify(struct rep *r)
 			r->decision_fallback = 1;
 			return;
 		}
-		snprintf(r->fallback_why, sizeof r->fallback_why, "details/bottleneck_decision.json"
-		    " is absent and the default rules could not be used (%.160s)", e.msg);
+		snprintf(r->fallback_why, sizeof r->fallback_why, "%s is absent and the default"
+		    " rules could not be used (%.160s)", kp_artifact_rel(KP_ART_DECISION), e.msg);
 	}
 }
 
@@ -192,14 +192,14 @@ rep_load_all(struct rep *r, struct kp_err *err)
 		json_t *pi = json_object_get(r->summary, "primary");
 
 		if (!json_is_array(ks)) {
-			return kp_errf(err, KP_EXIT_DATA, "%s/details/metrics_summary.json: not a"
-			    " metrics summary (no \"kernels\" array)", r->dir);
+			return kp_errf(err, KP_EXIT_DATA, "%s/%s: not a metrics summary (no"
+			    " \"kernels\" array)", r->dir, kp_artifact_rel(KP_ART_SUMMARY));
 		}
 		r->kernel = json_array_get(ks, json_is_integer(pi) ? (size_t)json_integer_value(pi) : 0);
 	}
 	if (r->decision != NULL && !json_is_object(r->decision))
-		return kp_errf(err, KP_EXIT_DATA, "%s/details/bottleneck_decision.json: not an"
-		    " object", r->dir);
+		return kp_errf(err, KP_EXIT_DATA, "%s/%s: not an object", r->dir,
+		    kp_artifact_rel(KP_ART_DECISION));
 	if ((p = kp_artifact_path(r->dir, KP_ART_COMMANDS)) != NULL && kp_is_file(p) &&
 	    (r->commands = kp_read_file(p, NULL, err)) == NULL) {
 		free(p);

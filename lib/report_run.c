@@ -83,9 +83,9 @@ rep_sec_target(struct rep *r)
 		}
 		fprintf(r->fp, "`\n");
 	} else
-		fprintf(r->fp, "- Command: not recorded (no run_manifest.yaml or"
-		    " profile-target.yaml; kp-gentarget writes the target, kp-collect the"
-		    " manifest)\n");
+		fprintf(r->fp, "- Command: not recorded (no %s or %s; kp-gentarget writes the"
+		    " target, kp-collect the manifest)\n", kp_artifact_rel(KP_ART_MANIFEST),
+		    kp_artifact_rel(KP_ART_TARGET));
 	fprintf(r->fp, "- Runtime: %s\n", rt ? rt : "not recorded");
 	fprintf(r->fp, "- Working directory: %s\n", wd ? wd : "not recorded");
 	if (!gpu && r->kernel && rep_jstr(r->kernel, "device"))
@@ -93,10 +93,16 @@ rep_sec_target(struct rep *r)
 		    rep_jstr(r->kernel, "device"), rep_jstr(r->kernel, "cc") ? rep_jstr(r->kernel, "cc") : "?");
 	else
 		fprintf(r->fp, "- GPU: %s\n", gpu ? gpu : "not recorded");
-	fprintf(r->fp, "- Driver: %s\n", drv ? drv : "not recorded (kp-collect records it in"
-	    " run_manifest.yaml and details/00_environment.txt)");
-	if (r->have_env)
-		fprintf(r->fp, "- Environment: [details/00_environment.txt](details/00_environment.txt)\n");
+	if (drv)
+		fprintf(r->fp, "- Driver: %s\n", drv);
+	else
+		fprintf(r->fp, "- Driver: not recorded (kp-collect records it in %s and %s)\n",
+		    kp_artifact_rel(KP_ART_MANIFEST), kp_artifact_rel(KP_ART_ENVIRONMENT));
+	if (r->have_env) {
+		fprintf(r->fp, "- Environment: ");
+		rep_link(r, KP_ART_ENVIRONMENT);
+		fputc('\n', r->fp);
+	}
 	if (rep_jstr(r->manifest, "started_at"))
 		fprintf(r->fp, "- Profiled: %s to %s (status %s)\n", rep_jstr(r->manifest, "started_at"),
 		    rep_jstr(r->manifest, "finished_at") ? rep_jstr(r->manifest, "finished_at") : "?",
@@ -143,8 +149,10 @@ rep_sec_filter(struct rep *r)
 		size_t i;
 
 		list = json_is_array(c) ? c : json_object_get(c, "candidates");
-		fprintf(r->fp, "- Discovery: [details/kernel_candidates.json](details/kernel_candidates.json),"
-		    " %zu candidate%s", json_array_size(list), json_array_size(list) == 1 ? "" : "s");
+		fprintf(r->fp, "- Discovery: ");
+		rep_link(r, KP_ART_CANDIDATES);
+		fprintf(r->fp, ", %zu candidate%s", json_array_size(list),
+		    json_array_size(list) == 1 ? "" : "s");
 		json_array_foreach(list, i, k)
 			if (json_is_true(json_object_get(k, "chosen")))
 				fprintf(r->fp, "; chosen: `%s`", rep_jstr(k, "function") ? rep_jstr(k, "function") : "?");
@@ -198,8 +206,9 @@ rep_sec_commands(struct rep *r)
 	}
 	for (p = r->commands; *p; p++)
 		lines += *p == '\n';
-	fprintf(r->fp, "The exact commands ([commands.sh](commands.sh); `bash commands.sh`"
-	    " reproduces the run):\n\n");
+	fprintf(r->fp, "The exact commands (");
+	rep_link(r, KP_ART_COMMANDS);
+	fprintf(r->fp, "; `bash %s` reproduces the run):\n\n", kp_artifact_rel(KP_ART_COMMANDS));
 	if (lines <= 40 && strlen(r->commands) <= 6000)
 		fprintf(r->fp, "```sh\n%s%s```\n\n", r->commands,
 		    r->commands[0] && r->commands[strlen(r->commands) - 1] != '\n' ? "\n" : "");
@@ -222,19 +231,18 @@ rep_sec_collected(struct rep *r)
 			fprintf(r->fp, "%s %s", i ? "," : "", json_string_value(v) ? json_string_value(v) : "?");
 		fprintf(r->fp, "\n");
 	} else
-		fprintf(r->fp, "- Requested: not recorded (no run_manifest.yaml)\n");
+		fprintf(r->fp, "- Requested: not recorded (no %s)\n", kp_artifact_rel(KP_ART_MANIFEST));
 	if (json_is_array(got)) {
-		fprintf(r->fp, "- Collected (run_manifest.yaml):");
+		fprintf(r->fp, "- Collected (%s):", kp_artifact_rel(KP_ART_MANIFEST));
 		json_array_foreach(got, i, v)
 			fprintf(r->fp, "%s %s", i ? "," : "", json_string_value(v) ? json_string_value(v) : "?");
 		fprintf(r->fp, "\n");
 	}
 	fprintf(r->fp, "\n| stage | file | present |\n| --- | --- | --- |\n");
 	for (i = 0; i < KP_NSTAGES; i++) {
-		char rel[64];
+		const char *rel = kp_stage_rel((enum kp_stage)i);
 		int have;
 
-		snprintf(rel, sizeof rel, "details/%s", kp_stage_file((enum kp_stage)i));
 		have = rep_exists_in(r->dir, rel);
 		if (have)
 			fprintf(r->fp, "| %s | [%s](%s) | yes |\n", kp_stage_id((enum kp_stage)i), rel, rel);
@@ -257,10 +265,7 @@ rep_stage_count(struct rep *r)
 	int n = 0;
 
 	for (i = 0; i < KP_NSTAGES; i++) {
-		char rel[64];
-
-		snprintf(rel, sizeof rel, "details/%s", kp_stage_file((enum kp_stage)i));
-		n += rep_exists_in(r->dir, rel);
+		n += rep_exists_in(r->dir, kp_stage_rel((enum kp_stage)i));
 	}
 	return n;
 }
@@ -273,8 +278,8 @@ rep_sec_next(struct rep *r)
 
 	fprintf(r->fp, "## Next profiling actions\n\n");
 	if (!rep_exists_in(r->dir, kp_stage_rel(KP_STAGE_BASIC)) && r->kernel == NULL) {
-		fprintf(r->fp, "%d. Collect the basic stage: `kp-collect --stages basic %s/profile-target.yaml`\n",
-		    ++n, r->dir);
+		fprintf(r->fp, "%d. Collect the basic stage: `kp-collect --stages basic %s/%s`\n",
+		    ++n, r->dir, kp_artifact_rel(KP_ART_TARGET));
 	}
 	if (r->kernel == NULL) {
 		fprintf(r->fp, "%d. Summarise the CSV: `", ++n);
@@ -283,29 +288,29 @@ rep_sec_next(struct rep *r)
 	}
 	if (!rep_exists_in(r->dir, kp_stage_rel(KP_STAGE_SOURCE)))
 		fprintf(r->fp, "%d. Collect source counters (kernel built with -lineinfo):"
-		    " `kp-collect --stages source %s/profile-target.yaml`\n", ++n, r->dir);
+		    " `kp-collect --stages source %s/%s`\n", ++n, r->dir, kp_artifact_rel(KP_ART_TARGET));
 	else if (r->hotspots == NULL) {
-		fprintf(r->fp, "%d. Rank the source lines: `kp-hotspots --input %s/details/07_source_raw.csv"
-		    " --output %s/details/source_hotspots.csv`\n", ++n, r->dir, r->dir);
+		fprintf(r->fp, "%d. Rank the source lines: `kp-hotspots --input %s/%s --output %s/%s`\n",
+		    ++n, r->dir, kp_stage_rel(KP_STAGE_SOURCE), r->dir, kp_artifact_rel(KP_ART_HOTSPOTS));
 	}
 	if (cls && (strstr(cls, "memory") || strstr(cls, "coalescing")) &&
 	    !rep_exists_in(r->dir, kp_stage_rel(KP_STAGE_MEMORY)))
-		fprintf(r->fp, "%d. Memory detail for %s: `kp-collect --stages memory %s/profile-target.yaml`\n",
-		    ++n, cls, r->dir);
+		fprintf(r->fp, "%d. Memory detail for %s: `kp-collect --stages memory %s/%s`\n",
+		    ++n, cls, r->dir, kp_artifact_rel(KP_ART_TARGET));
 	if (cls && (strstr(cls, "occupancy") || strstr(cls, "grid") || strstr(cls, "latency")) &&
 	    !rep_exists_in(r->dir, kp_stage_rel(KP_STAGE_OCCUPANCY)))
-		fprintf(r->fp, "%d. Occupancy detail for %s: `kp-collect --stages occupancy %s/profile-target.yaml`\n",
-		    ++n, cls, r->dir);
+		fprintf(r->fp, "%d. Occupancy detail for %s: `kp-collect --stages occupancy %s/%s`\n",
+		    ++n, cls, r->dir, kp_artifact_rel(KP_ART_TARGET));
 	if (cls && (strstr(cls, "compute") || strstr(cls, "tensor")) &&
 	    !rep_exists_in(r->dir, kp_stage_rel(KP_STAGE_COMPUTE)))
-		fprintf(r->fp, "%d. Compute detail for %s: `kp-collect --stages compute %s/profile-target.yaml`\n",
-		    ++n, cls, r->dir);
+		fprintf(r->fp, "%d. Compute detail for %s: `kp-collect --stages compute %s/%s`\n",
+		    ++n, cls, r->dir, kp_artifact_rel(KP_ART_TARGET));
 	if (r->kernel != NULL && (r->decision == NULL || r->decision_fallback))
-		fprintf(r->fp, "%d. Classify with the rules: `kp-decide --metrics %s/details/metrics_summary.json"
-		    " --output %s/details/bottleneck_decision.json`\n", ++n, r->dir, r->dir);
+		fprintf(r->fp, "%d. Classify with the rules: `kp-decide --metrics %s/%s --output %s/%s`\n",
+		    ++n, r->dir, kp_artifact_rel(KP_ART_SUMMARY), r->dir, kp_artifact_rel(KP_ART_DECISION));
 	if (r->kernel != NULL && json_integer_value(json_object_get(r->kernel, "launches")) <= 1)
 		fprintf(r->fp, "%d. Measure noise with three launches: `kp-collect --launch-count 3"
-		    " %s/profile-target.yaml`\n", ++n, r->dir);
+		    " %s/%s`\n", ++n, r->dir, kp_artifact_rel(KP_ART_TARGET));
 	if (r->kernel != NULL)
 		fprintf(r->fp, "%d. After changing the kernel, profile again and compare:"
 		    " `kp-compare --current NEW_PROFILE_DIR --baseline %s`\n", ++n, r->dir);
@@ -319,7 +324,8 @@ rep_sec_comparison(struct rep *r)
 {
 	fprintf(r->fp, "## Comparison\n\n");
 	if (r->cmp == NULL) {
-		fprintf(r->fp, "comparison/ exists but holds no comparison.json (kp-compare writes it).\n\n");
+		fprintf(r->fp, "comparison/ exists but holds no %s (kp-compare writes it).\n\n",
+		    kp_artifact_name(KP_ART_COMPARISON));
 		return;
 	}
 	fprintf(r->fp, "Verdict: **%s**: ", rep_jstr(r->cmp, "verdict") ? rep_jstr(r->cmp, "verdict") : "?");
@@ -328,7 +334,11 @@ rep_sec_comparison(struct rep *r)
 	    rep_jstr(r->cmp, "baseline.path") ? rep_jstr(r->cmp, "baseline.path") : "?",
 	    rep_jstr(r->cmp, "current.path") ? rep_jstr(r->cmp, "current.path") : "?");
 	if (rep_exists_in(r->dir, kp_artifact_rel(KP_ART_REGRESSION)))
-		fprintf(r->fp, "- Details: [comparison/regression_report.md](comparison/regression_report.md)\n");
+	{
+		fprintf(r->fp, "- Details: ");
+		rep_link(r, KP_ART_REGRESSION);
+		fputc('\n', r->fp);
+	}
 	fputc('\n', r->fp);
 }
 
