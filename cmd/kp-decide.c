@@ -112,7 +112,7 @@ main(int argc, char *argv[])
 	char *p_src = NULL;
 	json_t *src = NULL, *ncu = NULL;
 	char *profile_dir = NULL, *tname = NULL, *p_metrics = NULL, *p_hot = NULL;
-	char *p_target = NULL, *p_out = NULL;
+	char *p_target = NULL, *p_out = NULL, *p_ncu = NULL;
 	long long kindex = -1;
 	struct kp_err err;
 	struct kp_rules *rules;
@@ -157,6 +157,11 @@ main(int argc, char *argv[])
 			p_target = kp_artifact_path(profile_dir, KP_ART_TARGET);
 			if (kp_is_file(p_target))
 				target = p_target;
+		}
+		if (ncuf == NULL) {	/* ncu's own rules, when the folder has its details page */
+			p_ncu = kp_artifact_path(profile_dir, KP_ART_NCU_DETAILS);
+			if (kp_is_file(p_ncu))
+				ncuf = p_ncu;
 		}
 		if (output == NULL) {
 			p_out = kp_artifact_path(profile_dir, KP_ART_DECISION);
@@ -211,5 +216,6 @@ main(int argc, char *argv[])
 	free(p_hot);
 	free(p_target);
 	free(p_out);
+	free(p_ncu);
 	kp_exit(KP_EXIT_OK);
 }

@@ -37,6 +37,7 @@ static const struct artifact {
 	[KP_ART_EXTRACTED] = ART(KP_DETAILS "/", "metrics_extracted.jsonl"),
 	[KP_ART_HOTSPOTS] = ART(KP_DETAILS "/", "source_hotspots.csv"),
 	[KP_ART_SOURCE_EVIDENCE] = ART(KP_DETAILS "/", "source_evidence.json"),
+	[KP_ART_NCU_DETAILS] = ART(KP_DETAILS "/", "ncu_details.csv"),
 	[KP_ART_DECISION] = ART(KP_DETAILS "/", "bottleneck_decision.json"),
 	[KP_ART_COMPARISON] = ART("comparison/", "comparison.json"),
 	[KP_ART_REGRESSION] = ART("comparison/", "regression_report.md"),

@@ -29,6 +29,7 @@ enum kp_artifact {
 	KP_ART_EXTRACTED,	/* details/metrics_extracted.jsonl */
 	KP_ART_HOTSPOTS,	/* details/source_hotspots.csv */
 	KP_ART_SOURCE_EVIDENCE,	/* details/source_evidence.json */
+	KP_ART_NCU_DETAILS,	/* details/ncu_details.csv: ncu's details page (its rules) */
 	KP_ART_DECISION,	/* details/bottleneck_decision.json */
 	KP_ART_COMPARISON,	/* comparison/comparison.json */
 	KP_ART_REGRESSION,	/* comparison/regression_report.md */
