@@ -52,6 +52,13 @@ json_t *kp_rules_evidence_sections(struct kp_rules *r, json_t *kernel, json_t **
     struct kp_err *err);
 
 /*
+ * The ncu sections of the rules file's evidence_sections whose metric name
+ * prefixes match metric, in the file's order: a new JSON array, possibly empty
+ * (a src.* quantity comes from the source page, never from a section).
+ */
+json_t *kp_rules_metric_sections(const struct kp_rules *r, const char *metric);
+
+/*
  * kp-collect's follow-up stage after basic, from the same thresholds:
  * "memory", "compute", "occupancy" or "speed-of-light".  why receives the
  * numbers behind the choice ("memory_throughput_pct 89.5 >= 60 ...").

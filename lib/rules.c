@@ -583,6 +583,25 @@ load_sections(struct ld *l, struct fy_node *n, struct kp_rules *r)
 	return 0;
 }
 
+json_t *
+kp_rules_metric_sections(const struct kp_rules *r, const char *metric)
+{
+	json_t *out = json_array(), *pre, *m;
+	const char *sec;
+	size_t i;
+
+	json_object_foreach(r->sections, sec, pre)
+		json_array_foreach(pre, i, m) {
+			const char *p = json_string_value(m);
+
+			if (p != NULL && strncmp(metric, p, strlen(p)) == 0) {
+				json_array_append_new(out, json_string(sec));
+				break;
+			}
+		}
+	return out;
+}
+
 void
 kp_rules_set_evidence(struct kp_rules *r, json_t *src, json_t *ncu_rules)
 {

@@ -482,6 +482,51 @@ START_TEST(test_rules_malformed_files_name_rule_and_line)
 }
 END_TEST
 
+/* The sections that measure a metric: every section with a matching prefix, in
+ * the file's order; none for a metric no prefix names. */
+START_TEST(test_rules_metric_sections)
+{
+	static const char text[] = "schema: kp-bottleneck-rules/1\nevidence_sections:\n"
+	    "  WarpStateStats: [stalls., ipc]\n  ComputeWorkloadAnalysis: [pipe., ipc]\n"
+	    "rules:\n" RULE("divergence_bound", "");
+	struct kp_err err;
+	char path[] = "/tmp/kp-check-rules-XXXXXX";
+	int fd = mkstemp(path);
+	struct kp_rules *r;
+	json_t *a;
+	char *s;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text, strlen(text)), (int)strlen(text));
+	close(fd);
+	r = kp_rules_load(path, &err);
+	unlink(path);
+	ck_assert_msg(r != NULL, "%s", err.msg);
+	a = kp_rules_metric_sections(r, "ipc");
+	s = json_dumps(a, JSON_COMPACT);
+	ck_assert_str_eq(s, "[\"WarpStateStats\",\"ComputeWorkloadAnalysis\"]");
+	free(s);
+	json_decref(a);
+	a = kp_rules_metric_sections(r, "stalls.barrier");
+	ck_assert_int_eq(json_array_size(a), 1);
+	ck_assert_str_eq(json_string_value(json_array_get(a, 0)), "WarpStateStats");
+	json_decref(a);
+	a = kp_rules_metric_sections(r, "dram_throughput_pct");
+	ck_assert_int_eq(json_array_size(a), 0);
+	json_decref(a);
+	kp_rules_free(r);
+	/* The shipped file: the source page's quantities come from no section. */
+	r = shipped();
+	a = kp_rules_metric_sections(r, "src.shared_excess");
+	ck_assert_int_eq(json_array_size(a), 0);
+	json_decref(a);
+	a = kp_rules_metric_sections(r, "stalls.barrier");
+	ck_assert_int_ge(json_array_size(a), 1);
+	json_decref(a);
+	kp_rules_free(r);
+}
+END_TEST
+
 static const char *
 followup(const char *text, char *why, size_t len)
 {
@@ -576,6 +621,7 @@ rules_suite(void)
 	tcase_add_test(tc, test_followup_real_basic_captures);
 	tcase_add_test(tc, test_followup_each_branch);
 	tcase_add_test(tc, test_followup_without_rules_uses_defaults);
+	tcase_add_test(tc, test_rules_metric_sections);
 	suite_add_tcase(s, tc);
 	return s;
 }
