@@ -7,7 +7,7 @@
  * output is linked by its path inside the profile folder, never pasted.
  *
  * This file renders the sections in order; report_load.c reads the folder,
- * report_run.c and report_findings.c write the sections.
+ * report_run.c, report_verdict.c and report_findings.c write the sections.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -84,6 +84,7 @@ kp_report_render(const char *dir, struct kp_err *err)
 	rep_sec_commands(&r);
 	rep_sec_collected(&r);
 	rep_sec_classification(&r);
+	rep_sec_ncu(&r);
 	rep_sec_evidence(&r);
 	rep_sec_hotspots(&r);
 	rep_sec_hypotheses(&r);

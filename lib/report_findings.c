@@ -1,7 +1,7 @@
 /*
- * report_findings.c: the report's sections about the kernel: the bottleneck
- * classification, the evidence table, the hotspots, the hypotheses they back,
- * the confidence in them and the limitations of the data.
+ * report_findings.c: the report's sections about the kernel: the evidence
+ * table, the hotspots, the hypotheses they back, the confidence in them and
+ * the limitations of the data.  (The verdict itself: report_verdict.c.)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -207,49 +207,6 @@ sass_glossary(struct rep *r)
 	}
 	if (n > 0)
 		fputc('\n', r->fp);
-}
-
-void
-rep_sec_classification(struct rep *r)
-{
-	json_t *f, *ne;
-	size_t i;
-
-	fprintf(r->fp, "## Bottleneck classification\n\n");
-	if (r->decision == NULL) {
-		rep_missing(r, "a bottleneck classification", r->fallback_why,
-		    "`kp-extract`, then `kp-decide`");
-		fputc('\n', r->fp);
-		return;
-	}
-	if (r->decision_fallback)
-		fprintf(r->fp, "Classified here from %s with the default rules (%s is absent;"
-		    " kp-decide writes it).\n\n", kp_artifact_rel(KP_ART_SUMMARY),
-		    kp_artifact_rel(KP_ART_DECISION));
-	else
-		fprintf(r->fp, "From [details/bottleneck_decision.json](details/bottleneck_decision.json)"
-		    " (kp-decide).\n\n");
-	fprintf(r->fp, "Primary class: **%s**\n\n", rep_jstr(r->decision, "primary") ?
-	    rep_jstr(r->decision, "primary") : "none (no rule fired)");
-	json_array_foreach(json_object_get(r->decision, "findings"), i, f) {
-		char sc[32];
-
-		fprintf(r->fp, "%zu. **%s** (severity %s, score %s): ", i + 1,
-		    rep_jstr(f, "class") ? rep_jstr(f, "class") : "?",
-		    rep_jstr(f, "severity") ? rep_jstr(f, "severity") : "?",
-		    rep_jtext(json_object_get(f, "score"), sc, sizeof sc) ? sc : "?");
-		rep_put_cell(r->fp, rep_jstr(f, "text") ? rep_jstr(f, "text") : "(no evidence text)");
-		fputc('\n', r->fp);
-	}
-	ne = json_object_get(r->decision, "not_evaluated");
-	if (json_array_size(ne) > 0) {
-		fprintf(r->fp, "\nNot evaluated (a rule whose metric is absent does not fire):");
-		json_array_foreach(ne, i, f)
-			fprintf(r->fp, "%s %s (%s)", i ? ";" : "", rep_jstr(f, "class") ? rep_jstr(f, "class") : "?",
-			    rep_jstr(f, "reason") ? rep_jstr(f, "reason") : "?");
-		fprintf(r->fp, ".\n");
-	}
-	fputc('\n', r->fp);
 }
 
 /* The thresholds the decision judged key against: "memory_bandwidth_bound: >= 60". */
@@ -564,6 +521,7 @@ rep_sec_limitations(struct rep *r)
 		fprintf(r->fp, "- No metrics summary: every number is missing.\n");
 		any = 1;
 	}
+	any |= rep_verdict_limitations(r);
 	json_array_foreach(ne, i, v) {
 		fprintf(r->fp, "- Rule %s not evaluated: %s.\n", rep_jstr(v, "class") ? rep_jstr(v, "class") : "?",
 		    rep_jstr(v, "reason") ? rep_jstr(v, "reason") : "?");

@@ -1,7 +1,7 @@
 /*
- * report_int.h: what the modules of kp-report's library share (report.c renders,
- * report_load.c reads the folder, report_run.c and report_findings.c write the
- * sections).  Not part of the library's interface (kp_report.h).
+
+
+
  */
 #ifndef KP_REPORT_INT_H
 #define KP_REPORT_INT_H
@@ -60,8 +60,15 @@ void rep_sec_visual(struct rep *r);
 /* How many stage CSV files the folder holds. */
 int rep_stage_count(struct rep *r);
 
-/* ---- report_findings.c: the sections about the kernel ---- */
+/* ---- report_verdict.c: the verdict of bottleneck_decision.json ---- */
 void rep_sec_classification(struct rep *r);
+/* "Nsight Compute's rules", only when the decision holds ncu's. */
+void rep_sec_ncu(struct rep *r);
+/* The limitation lines of the decision (partially evaluated rules, missing
+ * metrics and the pass that would measure them); whether it wrote any. */
+int rep_verdict_limitations(struct rep *r);
+
+/* ---- report_findings.c: the sections about the kernel ---- */
 void rep_sec_evidence(struct rep *r);
 void rep_sec_hotspots(struct rep *r);
 void rep_sec_hypotheses(struct rep *r);
