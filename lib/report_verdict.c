@@ -318,41 +318,41 @@ rep_sec_ncu(struct rep *r)
 	fputc('\n', r->fp);
 }
 
-/* What would measure metric, into buf: "a follow-up pass with ... would
- * measure it (...)", or why none of kp's passes would. */
-static void
+/* What would measure metric, into buf: 1 and "with the ... (how)" when a
+ * follow-up pass would; 0 and "is ..." saying why none of kp's would. */
+static int
 measured_by(struct rep *r, struct kp_rules *rules, const char *metric, char *buf, size_t len)
 {
 	json_t *secs, *s;
 	size_t i, n;
 
 	if (strncmp(metric, "src.", 4) == 0) {
-		if (rep_exists_in(r->dir, kp_stage_rel(KP_STAGE_SOURCE)))
-			snprintf(buf, len, "it is not on the collected source page, which lacks"
-			    " the columns it is made of");
-		else
-			snprintf(buf, len, "a follow-up source pass would measure it"
-			    " (`kp-collect --stages source`, then `kp-hotspots`)");
-		return;
+		if (rep_exists_in(r->dir, kp_stage_rel(KP_STAGE_SOURCE))) {
+			snprintf(buf, len, "is not on the collected source page, which lacks the"
+			    " columns it is made of");
+			return 0;
+		}
+		snprintf(buf, len, "with the source pass (`kp-collect --stages source`, then"
+		    " `kp-hotspots`)");
+		return 1;
 	}
 	secs = rules != NULL ? kp_rules_metric_sections(rules, metric) : NULL;
 	if (json_array_size(secs) == 0) {
-		snprintf(buf, len, "no section of the rules' `evidence_sections` names it;"
-		    " a follow-up pass with every ncu section (`kp-collect --stages full`)"
-		    " may measure it");
+		snprintf(buf, len, "is named by no section of the rules' `evidence_sections`"
+		    " (`kp-collect --stages full` collects every section)");
 		json_decref(secs);
-		return;
+		return 0;
 	}
-	snprintf(buf, len, "a follow-up pass with the ncu section%s",
-	    json_array_size(secs) == 1 ? "" : "s");
+	snprintf(buf, len, "with the ncu section%s", json_array_size(secs) == 1 ? "" : "s");
 	json_array_foreach(secs, i, s) {
 		n = strlen(buf);
 		snprintf(buf + n, len - n, "%s %s", i ? "," : "", json_string_value(s));
 	}
 	n = strlen(buf);
-	snprintf(buf + n, len - n, " would measure it (`kp-collect --stages auto` adds %s"
-	    " to the pass after basic)", json_array_size(secs) == 1 ? "it" : "them");
+	snprintf(buf + n, len - n, " (`kp-collect --stages auto` adds %s to the pass after"
+	    " basic)", json_array_size(secs) == 1 ? "it" : "them");
 	json_decref(secs);
+	return 1;
 }
 
 /* The metric a partially_evaluated reason names: "...; not measured: M (...)". */
@@ -377,6 +377,7 @@ rep_verdict_limitations(struct rep *r)
 	struct kp_err e;
 	char m[128], where[512];
 	size_t i;
+	int pass, n;
 
 	if (json_array_size(pe) == 0 && json_array_size(mm) == 0)
 		return 0;
@@ -385,24 +386,39 @@ rep_verdict_limitations(struct rep *r)
 		reason_metric(str_or(v, "reason", NULL), m, sizeof m);
 		fprintf(r->fp, "- Partially evaluated: rule %s did not fire on what was"
 		    " measured, ", str_or(v, "class", "?"));
-		if (m[0] != '\0') {
-			measured_by(r, rules, m, where, sizeof where);
-			fprintf(r->fp, "but `%s` was not measured: %s.\n", m, where);
-		} else {
+		if (m[0] == '\0') {
 			fprintf(r->fp, "but a condition was not (");
 			rep_put_cell(r->fp, str_or(v, "reason", "?"));
 			fprintf(r->fp, ").\n");
+			continue;
 		}
+		pass = measured_by(r, rules, m, where, sizeof where);
+		fprintf(r->fp, "but `%s` was not measured%s %s.\n", m,
+		    pass ? "; a follow-up pass would measure it" : " and", where);
 	}
 	if (json_array_size(mm) > 0) {
 		fprintf(r->fp, "- Metrics the rules needed and did not find (`missing_metrics`):");
-		json_array_foreach(mm, i, v) {
-			const char *name = json_string_value(v) ? json_string_value(v) : "?";
-
-			measured_by(r, rules, name, where, sizeof where);
-			fprintf(r->fp, "%s `%s` (%s)", i ? ";" : "", name, where);
+		json_array_foreach(mm, i, v)
+			fprintf(r->fp, "%s `%s`", i ? "," : "", json_string_value(v) ?
+			    json_string_value(v) : "?");
+		fputc('.', r->fp);
+		for (pass = 1; pass >= 0; pass--) {	/* what a pass would measure, then not */
+			n = 0;
+			json_array_foreach(mm, i, v) {
+				if (json_string_value(v) == NULL || measured_by(r, rules,
+				    json_string_value(v), where, sizeof where) != pass)
+					continue;
+				if (pass)
+					fprintf(r->fp, "%s `%s` %s", n ? "," :
+					    " A follow-up pass would measure", json_string_value(v), where);
+				else
+					fprintf(r->fp, " `%s` %s.", json_string_value(v), where);
+				n++;
+			}
+			if (pass && n > 0)
+				fputc('.', r->fp);
 		}
-		fprintf(r->fp, ".\n");
+		fputc('\n', r->fp);
 	}
 	kp_rules_free(rules);
 	return 1;
