@@ -1,18 +1,25 @@
 #!/bin/sh
 # run-zoo.sh OUTDIR [NAME ...]: on a GPU host, build the zoo and run
 # `kp-profile --stages auto` on each workload of zoo.tsv (kp's programs on
-# PATH).  Prints one line per workload, then the table: expected class, kp's
+# PATH).  ZOO_TSV=FILE takes the workloads from another table (the held-out
+# set: examples/probe/probe.tsv); the .cu and .py files beside it are built
+# and copied.  Prints one line per workload, then the table: expected class, kp's
 # primary class, the busiest unit, seconds.  Each profile stays in
 # OUTDIR/prof/NAME.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:?usage: run-zoo.sh OUTDIR [NAME ...]}; shift
+tsv=${ZOO_TSV:-$here/zoo.tsv}
+src=$(cd "$(dirname "$tsv")" && pwd)
 mkdir -p "$out/build" "$out/prof"
-[ -x "$out/build/zoo" ] || nvcc -O3 -lineinfo -arch=sm_90 -o "$out/build/zoo" "$here/zoo.cu" || exit 1
-cp "$here"/*.py "$out/build/"
+for cu in "$src"/*.cu; do
+	b=$out/build/$(basename "$cu" .cu)
+	[ -x "$b" ] || nvcc -O3 -lineinfo -arch=sm_90 -o "$b" "$cu" || exit 1
+done
+cp "$src"/*.py "$out/build/"
 want=" $* "
-printf '%-17s %-28s %-28s %-5s %s\n' name expected kp ok seconds > "$out/table.txt"
-grep -v '^#' "$here/zoo.tsv" | while IFS='	' read -r name cmd re expect unit; do
+printf '%-17s %-28s %-28s %-5s %-7s %s\n' name expected kp ok seconds busiest > "$out/table.txt"
+grep -v '^#' "$tsv" | while IFS='	' read -r name cmd re expect unit; do
 	[ "$want" = "  " ] || case $want in *" $name "*) ;; *) continue ;; esac
 	cd "$out/build" || exit 1
 	rm -rf "$out/prof/$name"
@@ -25,9 +32,11 @@ grep -v '^#' "$here/zoo.tsv" | while IFS='	' read -r name cmd re expect unit; do
 	t1=$(date +%s.%N)
 	got=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("primary") or "none")' \
 		"$out/prof/$name/details/bottleneck_decision.json" 2>/dev/null || echo "rc=$rc")
+	bu=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])).get("busiest_unit") or {}; print("%s:%s" % (d.get("unit","-"), d.get("pct","-")))' \
+		"$out/prof/$name/details/bottleneck_decision.json" 2>/dev/null || echo -)
 	ok=no; [ "$got" = "$expect" ] && ok=yes; [ "$expect" = - ] && ok=-
-	printf '%-17s %-28s %-28s %-5s %.1f\n' "$name" "$expect" "$got" "$ok" \
-		"$(awk "BEGIN{print $t1 - $t0}")" >> "$out/table.txt"
+	printf '%-17s %-28s %-28s %-5s %-7.1f %s\n' "$name" "$expect" "$got" "$ok" \
+		"$(awk "BEGIN{print $t1 - $t0}")" "$bu" >> "$out/table.txt"
 	tail -1 "$out/table.txt"
 done
 cat "$out/table.txt"
