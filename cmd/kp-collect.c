@@ -23,6 +23,7 @@
 #include "kp_jsonl.h"
 #include "kp_metrics.h"
 #include "kp_proc.h"
+#include "kp_ranks.h"
 #include "kp_rules.h"
 #include "kp_shellwords.h"
 #include "kp_summary.h"
@@ -529,6 +530,25 @@ source_fallback(struct run *r, const char *final, const struct kp_ncu_verdict *v
 	kp_ncu_run_free(&run);
 }
 
+/* A job's pass in the manifest: each rank's stage file, and the rank a failure is about. */
+static void
+rank_outputs(struct run *r, json_t *run, enum kp_stage s, long failed)
+{
+	json_t *outs = json_array(), *v;
+	size_t i;
+
+	json_array_foreach(r->ncu.ranks, i, v) {
+		char *d = kp_rank_dir(KP_DETAILS, (long)json_integer_value(v));
+		char *f = kp_path_join(d, kp_stage_file(s));
+		json_array_append_new(outs, json_string(f));
+		free(d);
+		free(f);
+	}
+	json_object_set_new(run, "rank_outputs", outs);
+	if (failed >= 0)
+		json_object_set_new(run, "failed_rank", json_integer(failed));
+}
+
 /* One ncu pass.  Returns the outcome; on success the stage file is in place. */
 static enum kp_outcome
 run_stage(struct run *r, enum kp_stage s)
@@ -569,6 +589,8 @@ run_stage(struct run *r, enum kp_stage s)
 	    "exit_status", run.res.exited ? json_integer(run.res.exit_status) : json_null(),
 	    "duration_s", (double)(long long)(run.res.duration_s * 100 + 0.5) / 100,
 	    "output", rel, "status", o == KP_OUT_OK ? "ok" : kp_outcome_status(o)));
+	if (r->ncu.launcher != NULL)
+		rank_outputs(r, json_array_get(r->runs, json_array_size(r->runs) - 1), s, run.rank);
 	if (o == KP_OUT_OK) {
 		json_array_append_new(r->collected, json_string(kp_stage_id(s)));
 		fprintf(stderr, "kp-collect: %s %.1fs\n", kp_stage_id(s), run.res.duration_s);
@@ -580,6 +602,89 @@ run_stage(struct run *r, enum kp_stage s)
 	kp_ncu_run_free(&run);
 	free(final);
 	return o;
+}
+
+/* ---- a job a launcher starts ---- */
+
+/*
+ * The manifest's job: the launcher as run, the ranks profiled (the first is
+ * the primary: its stage files are also the profile's own), where each rank's
+ * files are, the order the rank is read in, and that kp changes no timeout of
+ * the job.
+ */
+static void
+job_record(struct run *r)
+{
+	json_t *vars = json_array(), *dirs = json_array(), *v;
+	const char *const *w;
+	size_t i;
+
+	if (r->ncu.launcher == NULL)
+		return;
+	for (w = kp_rank_vars; *w != NULL; w++)
+		json_array_append_new(vars, json_string(*w));
+	json_array_foreach(r->ncu.ranks, i, v) {
+		char *d = kp_rank_dir(KP_DETAILS, (long)json_integer_value(v));
+		json_array_append_new(dirs, json_string(d));
+		free(d);
+	}
+	json_object_set_new(r->manifest, "job", json_pack("{s:O, s:s, s:O, s:O, s:o, s:o, s:s}",
+	    "launcher", r->ncu.launcher, "rank_exec", r->ncu.rank_exec, "ranks_profiled",
+	    r->ncu.ranks, "primary_rank", json_array_get(r->ncu.ranks, 0), "rank_outputs", dirs,
+	    "rank_variables", vars, "job_timeouts",
+	    "unchanged: kp sets no timeout and no variable of the job; the other ranks wait "
+	    "in their collectives while a profiled rank replays each kernel"));
+	fprintf(stderr, "kp-collect: a job of %s: profiling rank%s ",
+	    json_string_value(json_array_get(r->ncu.launcher, 0)),
+	    json_array_size(r->ncu.ranks) > 1 ? "s" : "");
+	json_array_foreach(r->ncu.ranks, i, v)
+		fprintf(stderr, "%s%lld", i > 0 ? "," : "", (long long)json_integer_value(v));
+	fprintf(stderr, " (rank %lld is the primary)\n",
+	    (long long)json_integer_value(json_array_get(r->ncu.ranks, 0)));
+}
+
+/* Each profiled rank's merged table and summary in its own folder, from the
+ * raw stage files there: kp-compare compares the ranks' kernels from them. */
+static void
+extract_ranks(struct run *r)
+{
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(r->ncu.ranks, i, v) {
+		char *dir = kp_rank_dir(r->details, (long)json_integer_value(v)), *out;
+		char *owned[KP_NSTAGES];
+		const char *paths[KP_NSTAGES], *names[KP_NSTAGES];
+		struct kp_err err;
+		size_t n = 0, k;
+		json_t *sum;
+		int s;
+
+		for (s = 0; s < KP_NSTAGES; s++) {
+			if (s == KP_STAGE_SOURCE)
+				continue;
+			owned[n] = kp_path_join(dir, kp_stage_file((enum kp_stage)s));
+			if (!kp_is_file(owned[n])) {
+				free(owned[n]);
+				continue;
+			}
+			paths[n] = owned[n];
+			names[n] = kp_stage_id((enum kp_stage)s);
+			n++;
+		}
+		out = kp_path_join(dir, kp_artifact_name(KP_ART_METRICS_RAW));
+		if (kp_merge_raw(paths, names, n, out, &err) < 0)
+			kp_die_err(&err);
+		free(out);
+		if (n > 0) {
+			if ((sum = kp_extract_to_dir(paths, n, dir, r->profile_dir, 0, &err)) == NULL)
+				kp_die_err(&err);
+			json_decref(sum);
+		}
+		for (k = 0; k < n; k++)
+			free(owned[k]);
+		free(dir);
+	}
 }
 
 /* ---- auto: the follow-up from basic's numbers ---- */
@@ -968,6 +1073,7 @@ main(int argc, char **argv)
 	kp_proc_catch_signals();
 	prepare(&r, o.stages);
 	resolve_ncu(&r);
+	job_record(&r);
 	if (!r.dry) {
 		if (from_flags(&o)) {
 			char *tp = kp_artifact_path(r.profile_dir, KP_ART_TARGET);
@@ -993,6 +1099,8 @@ main(int argc, char **argv)
 	stop_if_interrupted(&r);
 	r.phase = "extract";
 	extract_all(&r);
+	if (r.ncu.launcher != NULL)
+		extract_ranks(&r);
 	stop_if_interrupted(&r);
 	finish(&r, "complete", KP_EXIT_OK);
 }

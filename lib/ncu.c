@@ -10,6 +10,7 @@
  * matched nothing), is good.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 #include "kp_atomic.h"
 #include "kp_diag.h"
 #include "kp_proc.h"
+#include "kp_ranks.h"
 #include "kp_shellwords.h"
 #include "kp_target.h"
 #include "ncu.h"
@@ -267,8 +269,10 @@ common_head(json_t *prefix, const char *page, const char *log, json_t *t)
 	push(a, "--csv");
 	push(a, "--page");
 	push(a, page);
-	push(a, "--log-file");
-	push(a, log);
+	if (log != NULL) {	/* NULL: kp-rank-exec adds each rank's own */
+		push(a, "--log-file");
+		push(a, log);
+	}
 	if (is_python(t)) {
 		push(a, "--target-processes");
 		push(a, "all");
@@ -303,7 +307,7 @@ push_sections(json_t *a, json_t *names)
  * roofline stage's sections, or sections added to another stage's selection. */
 static json_t *
 stage_argv(json_t *t, enum kp_stage s, json_t *prefix, const char *log, json_t *roofline,
-    const char *view, struct kp_err *err)
+    const char *view, int with_target, struct kp_err *err)
 {
 	json_t *a;
 	const char *mode = kp_target_str(t, "kernel", "filter_mode");
@@ -342,7 +346,7 @@ stage_argv(json_t *t, enum kp_stage s, json_t *prefix, const char *log, json_t *
 		push(a, view);
 	}
 	push_extra(a, t);
-	if (push_target(a, t, err) < 0) {
+	if (with_target && push_target(a, t, err) < 0) {
 		json_decref(a);
 		return NULL;
 	}
@@ -354,19 +358,19 @@ kp_stage_argv(json_t *t, enum kp_stage s, json_t *prefix, const char *log, json_
     struct kp_err *err)
 {
 	return stage_argv(t, s, prefix, log, roofline, wants_ptx(t) ? "cuda,sass,ptx" :
-	    "cuda,sass", err);
+	    "cuda,sass", 1, err);
 }
 
 json_t *
 kp_source_argv(json_t *t, json_t *prefix, const char *log, const char *view,
     struct kp_err *err)
 {
-	return stage_argv(t, KP_STAGE_SOURCE, prefix, log, NULL, view, err);
+	return stage_argv(t, KP_STAGE_SOURCE, prefix, log, NULL, view, 1, err);
 }
 
-json_t *
-kp_discovery_argv(json_t *t, json_t *prefix, const char *log, long max, int use_filter,
-    struct kp_err *err)
+static json_t *
+discovery_argv(json_t *t, json_t *prefix, const char *log, long max, int use_filter,
+    int with_target, struct kp_err *err)
 {
 	json_t *a = common_head(prefix, "raw", log, t);
 
@@ -381,11 +385,18 @@ kp_discovery_argv(json_t *t, json_t *prefix, const char *log, long max, int use_
 	pushf(a, max);
 	push_clock(a, t);
 	push_extra(a, t);
-	if (push_target(a, t, err) < 0) {
+	if (with_target && push_target(a, t, err) < 0) {
 		json_decref(a);
 		return NULL;
 	}
 	return a;
+}
+
+json_t *
+kp_discovery_argv(json_t *t, json_t *prefix, const char *log, long max, int use_filter,
+    struct kp_err *err)
+{
+	return discovery_argv(t, prefix, log, max, use_filter, 1, err);
 }
 
 /* ---- what ncu said ---- */
@@ -576,6 +587,59 @@ ncu_from_path_file(struct kp_ncu *n, const char *profile_dir, struct kp_err *err
 	return text;
 }
 
+/* kp-rank-exec: beside the running program (bin/ of the build, or the install's),
+ * else in PATH. */
+static char *
+find_rank_exec(void)
+{
+	char self[PATH_MAX], *slash, *p;
+	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (len > 0) {
+		self[len] = '\0';
+		if ((slash = strrchr(self, '/')) != NULL) {
+			*slash = '\0';
+			if ((p = kp_path_join(self, "kp-rank-exec")) != NULL &&
+			    access(p, X_OK) == 0)
+				return p;
+			free(p);
+		}
+	}
+	return kp_find_program("kp-rank-exec");
+}
+
+static int
+resolve_launcher(struct kp_ncu *n, json_t *t, struct kp_err *err)
+{
+	json_t *l = tget(t, "target", "launcher"), *r = tget(t, "target", "ranks");
+	const char *w0;
+	char *prog;
+
+	if (json_array_size(l) == 0)
+		return 0;
+	w0 = json_string_value(json_array_get(l, 0));
+	if (w0 == NULL || (prog = kp_find_program(w0)) == NULL)
+		return kp_errf(err, KP_EXIT_ENV, "target.launcher: %s: not found or not "
+		    "executable", w0 != NULL ? w0 : "(no program)");
+	n->launcher = json_deep_copy(l);
+	if (prog[0] != '/') {	/* absolute, but not resolved: a venv's python stays one */
+		char cwd[PATH_MAX], *abs = getcwd(cwd, sizeof(cwd)) != NULL ?
+		    kp_path_join(cwd, prog) : NULL;
+		if (abs != NULL) {
+			free(prog);
+			prog = abs;
+		}
+	}
+	json_array_set_new(n->launcher, 0, json_string(prog));
+	free(prog);
+	n->ranks = json_is_array(r) && json_array_size(r) > 0 ? json_incref(r) :
+	    json_pack("[i]", 0);
+	if ((n->rank_exec = find_rank_exec()) == NULL)
+		return kp_errf(err, KP_EXIT_ENV, "kp-rank-exec: not found beside this program or "
+		    "in PATH (target.launcher needs it)");
+	return 0;
+}
+
 int
 kp_ncu_resolve(struct kp_ncu *n, json_t *t, const char *profile_dir, struct kp_err *err)
 {
@@ -586,6 +650,8 @@ kp_ncu_resolve(struct kp_ncu *n, json_t *t, const char *profile_dir, struct kp_e
 	memset(n, 0, sizeof(*n));
 	n->sudo = mode != NULL && strcmp(mode, "full_sudo") == 0;
 	n->prefix = json_array();
+	if (resolve_launcher(n, t, err) < 0)
+		return -1;
 	if (n->sudo) {
 		if ((n->bin = ncu_from_path_file(n, profile_dir, err)) == NULL)
 			return -1;
@@ -619,6 +685,9 @@ void
 kp_ncu_free(struct kp_ncu *n)
 {
 	json_decref(n->prefix);
+	json_decref(n->launcher);
+	json_decref(n->ranks);
+	free(n->rank_exec);
 	free(n->bin);
 	memset(n, 0, sizeof(*n));
 }
@@ -642,16 +711,78 @@ kp_ncu_sudo_guide(void)
 
 /* ---- running a pass ---- */
 
+/* ncu's words of a pass: with_target 0 leaves out the target's argv (and, with
+ * log NULL, --log-file) for kp-rank-exec. */
+static json_t *
+pass_argv(const struct kp_ncu *n, json_t *t, const struct kp_ncu_pass *p, const char *log,
+    int with_target, struct kp_err *err)
+{
+	if (p->discovery)
+		return discovery_argv(t, n->prefix, log, p->max_launches, p->use_filter,
+		    with_target, err);
+	if (p->stage == KP_STAGE_SOURCE && p->view != NULL)
+		return stage_argv(t, KP_STAGE_SOURCE, n->prefix, log, NULL, p->view, with_target,
+		    err);
+	return stage_argv(t, p->stage, n->prefix, log,
+	    p->stage == KP_STAGE_ROOFLINE ? p->roofline : p->extra, wants_ptx(t) ?
+	    "cuda,sass,ptx" : "cuda,sass", with_target, err);
+}
+
+/*
+ * A job a launcher starts: LAUNCHER [--no-python] kp-rank-exec --ranks LIST
+ * --log-file DIR/rank%r/NAME -- NCU-WORDS -- TARGET...  Each rank runs
+ * kp-rank-exec, which execs ncu (its log file that rank's) on the ranks listed
+ * and the target itself on the others.  torchrun starts Python scripts unless
+ * told --no-python.
+ */
+static json_t *
+launcher_argv(const struct kp_ncu *n, json_t *t, const struct kp_ncu_pass *p, const char *log,
+    struct kp_err *err)
+{
+	json_t *a, *words;
+	char *ranks, *pat;
+
+	if ((words = pass_argv(n, t, p, NULL, 0, err)) == NULL)
+		return NULL;
+	ranks = kp_ranks_text(n->ranks);
+	pat = kp_rank_pattern(log);
+	a = json_array();
+	if (ranks == NULL || pat == NULL || a == NULL) {
+		free(ranks);
+		free(pat);
+		json_decref(a);
+		json_decref(words);
+		kp_errf(err, KP_EXIT_ENV, "out of memory");
+		return NULL;
+	}
+	json_array_extend(a, n->launcher);
+	if (kp_launcher_is_torchrun(n->launcher) && !kp_launcher_has(n->launcher, "--no-python"))
+		push(a, "--no-python");
+	push(a, n->rank_exec);
+	push(a, "--ranks");
+	push(a, ranks);
+	push(a, "--log-file");
+	push(a, pat);
+	push(a, "--");
+	json_array_extend(a, words);
+	push(a, "--");
+	free(ranks);
+	free(pat);
+	json_decref(words);
+	if (push_target(a, t, err) < 0) {
+		json_decref(a);
+		return NULL;
+	}
+	return a;
+}
+
 json_t *
 kp_ncu_argv(const struct kp_ncu *n, json_t *t, const struct kp_ncu_pass *p, const char *log,
     struct kp_err *err)
 {
-	if (p->discovery)
-		return kp_discovery_argv(t, n->prefix, log, p->max_launches, p->use_filter, err);
-	if (p->stage == KP_STAGE_SOURCE && p->view != NULL)
-		return kp_source_argv(t, n->prefix, log, p->view, err);
-	return kp_stage_argv(t, p->stage, n->prefix, log,
-	    p->stage == KP_STAGE_ROOFLINE ? p->roofline : p->extra, err);
+	if (n->launcher != NULL)
+		return launcher_argv(n, t, p, log, err);
+	return pass_argv(n, t, p, log, 1, err);
 }
 
 int
@@ -728,6 +859,137 @@ run_and_judge(const struct kp_ncu_pass *p, const struct kp_proc *pr, const char 
 		v->no_lineinfo = !kp_ncu_has_lineinfo(csv_path);
 }
 
+/* from as a new file to (a hard link, else a copy); 0 or -1 with errno set. */
+static int
+link_or_copy(const char *from, const char *to)
+{
+	char buf[65536];
+	ssize_t got;
+	int in, out, e;
+
+	if (link(from, to) == 0)
+		return 0;
+	if ((in = open(from, O_RDONLY)) < 0)
+		return -1;
+	if ((out = open(to, O_WRONLY | O_CREAT | O_EXCL, 0644)) < 0) {
+		e = errno;
+		close(in);
+		errno = e;
+		return -1;
+	}
+	while ((got = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)got) != got) {
+			got = -1;
+			break;
+		}
+	e = errno;
+	close(in);
+	if (close(out) < 0 && got == 0)
+		got = -1;
+	errno = e;
+	return got == 0 ? 0 : -1;
+}
+
+/* Rank i's file of a path (csv_path or the temporary). */
+static char *
+rank_file(const struct kp_ncu *n, size_t i, const char *path)
+{
+	char *pat = kp_rank_pattern(path), *f;
+	struct kp_err e;
+
+	f = pat != NULL ? kp_rank_expand(pat, (long)json_integer_value(json_array_get(n->ranks, i)),
+	    &e) : NULL;
+	free(pat);
+	return f;
+}
+
+/* The job's pass: every profiled rank's log judged, put in place, the primary's
+ * linked to csv_path. */
+static void
+judge_ranks(const struct kp_ncu *n, const struct kp_ncu_pass *p, const struct kp_proc *pr,
+    const char *tmp, const char *csv_path, struct kp_ncu_run *r)
+{
+	size_t i, nr = json_array_size(n->ranks);
+	struct kp_ncu_verdict v;
+	char *rt, *rf;
+
+	for (i = 0; i < nr; i++) {
+		long rank = (long)json_integer_value(json_array_get(n->ranks, i));
+
+		rt = rank_file(n, i, tmp);
+		kp_ncu_classify(rt, pr->out_path, &r->res, &v);
+		if (v.outcome == KP_OUT_OK && (rt == NULL || !kp_is_file(rt))) {
+			v.outcome = KP_OUT_TARGET;
+			snprintf(v.reason, sizeof(v.reason), "ncu wrote no output to its log file "
+			    "(did the launcher start rank %ld?)", rank);
+		}
+		if (v.outcome != KP_OUT_OK && r->v.outcome == KP_OUT_OK) {
+			char why[sizeof(v.reason)];
+
+			snprintf(why, sizeof(why), "%s", v.reason);
+			r->v = v;
+			r->rank = rank;
+			if (strncmp(why, "ncu exited with status", 22) == 0)
+				snprintf(r->v.reason, sizeof(r->v.reason), "rank %ld: the job (%s) "
+				    "exited with status %d", rank, json_string_value(
+				    json_array_get(n->launcher, 0)), r->res.exit_status);
+			else
+				snprintf(r->v.reason, sizeof(r->v.reason), "rank %ld: %.480s", rank,
+				    why);
+		} else {
+			json_decref(v.kernels);
+		}
+		free(rt);
+	}
+	for (i = 0; i < nr && r->v.outcome == KP_OUT_OK; i++) {
+		rt = rank_file(n, i, tmp);
+		rf = rank_file(n, i, csv_path);
+		if (rt == NULL || rf == NULL || rename(rt, rf) < 0) {
+			r->rename_errno = rt == NULL || rf == NULL ? ENOMEM : errno;
+			r->v.outcome = KP_OUT_TARGET;
+			snprintf(r->v.reason, sizeof(r->v.reason), "cannot rename the stage file");
+		}
+		if (i == 0 && r->v.outcome == KP_OUT_OK) {
+			/* the primary rank's file is the profile's own */
+			unlink(tmp);
+			if (link_or_copy(rf, tmp) < 0 || rename(tmp, csv_path) < 0) {
+				r->rename_errno = errno;
+				r->v.outcome = KP_OUT_TARGET;
+				snprintf(r->v.reason, sizeof(r->v.reason),
+				    "cannot put the primary rank's stage file in place");
+			}
+		}
+		free(rt);
+		free(rf);
+	}
+	for (i = 0; i < nr; i++) {	/* what is left of the temporaries */
+		if ((rt = rank_file(n, i, tmp)) != NULL)
+			unlink(rt);
+		free(rt);
+	}
+	if (r->v.outcome == KP_OUT_OK && !p->discovery && p->stage == KP_STAGE_SOURCE &&
+	    (p->view == NULL || strstr(p->view, "cuda") != NULL))
+		r->v.no_lineinfo = !kp_ncu_has_lineinfo(csv_path);
+}
+
+/* Each profiled rank's folder (DIR/rank<N>/ of csv_path). */
+static int
+rank_dirs(const struct kp_ncu *n, const char *csv_path, struct kp_err *err)
+{
+	size_t i;
+
+	for (i = 0; i < json_array_size(n->ranks); i++) {
+		char *f = rank_file(n, i, csv_path), *d = f != NULL ? kp_path_dir(f) : NULL;
+		int rc = d != NULL ? kp_mkdirs(d, err) : kp_errf(err, KP_EXIT_ENV, "out of memory");
+
+		free(f);
+		free(d);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int
 kp_ncu_run(const struct kp_ncu *n, json_t *t, const struct kp_ncu_pass *p,
     const char *csv_path, const char *cwd, double timeout_s, struct kp_ncu_run *r,
@@ -742,10 +1004,13 @@ kp_ncu_run(const struct kp_ncu *n, json_t *t, const struct kp_ncu_pass *p,
 	int rc = -1;
 
 	memset(r, 0, sizeof(*r));
+	r->rank = -1;
 	if (tmp == NULL || out == NULL) {
 		kp_errf(err, KP_EXIT_ENV, "out of memory");
 		goto done;
 	}
+	if (n->launcher != NULL && rank_dirs(n, csv_path, err) < 0)
+		goto done;
 	if ((r->argv = kp_ncu_argv(n, t, p, csv_path, err)) == NULL ||
 	    (argv = kp_ncu_argv(n, t, p, tmp, err)) == NULL)
 		goto done;
@@ -763,7 +1028,10 @@ kp_ncu_run(const struct kp_ncu *n, json_t *t, const struct kp_ncu_pass *p,
 	pr.timeout_s = timeout_s;
 	if (kp_proc_run(&pr, &r->res, err) < 0)
 		goto done;
-	run_and_judge(p, &pr, tmp, csv_path, r);
+	if (n->launcher != NULL)
+		judge_ranks(n, p, &pr, tmp, csv_path, r);
+	else
+		run_and_judge(p, &pr, tmp, csv_path, r);
 	rc = 0;
 done:
 	if (tmp != NULL)

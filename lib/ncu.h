@@ -22,6 +22,12 @@ struct kp_ncu {
 	char *bin;		/* the ncu binary itself */
 	int sudo;		/* privilege.mode is full_sudo */
 	int want_guide;		/* a failed resolve the sudo set-up guide explains */
+	/* target.launcher set: the job's launcher (its program made absolute),
+	 * kp-rank-exec, and the ranks to profile (the first is the primary);
+	 * launcher NULL otherwise */
+	json_t *launcher;
+	char *rank_exec;
+	json_t *ranks;
 };
 
 /*
@@ -29,6 +35,8 @@ struct kp_ncu {
  * <the folder above profile_dir>/ncu_path (an absolute path of an executable)
  * and runs it as `sudo -n PATH` (never a password: stdin is /dev/null);
  * otherwise profiling.ncu_bin, default "ncu" in PATH, made absolute.
+ * With target.launcher: the launcher's program in PATH and kp-rank-exec (the
+ * one beside the running program, else in PATH), both made absolute.
  * Returns 0, or -1 + err (n->want_guide set when ncu_path could not be read).
  */
 int kp_ncu_resolve(struct kp_ncu *n, json_t *target, const char *profile_dir,
@@ -115,6 +123,7 @@ struct kp_ncu_run {
 	struct kp_proc_result res;
 	struct kp_ncu_verdict v;	/* caller json_decref()s v.kernels */
 	int rename_errno;	/* OK from ncu, but the CSV could not be put in place */
+	long rank;		/* with a launcher: the rank the verdict is about, else -1 */
 };
 
 /*
@@ -122,6 +131,11 @@ struct kp_ncu_run {
  * ncu logs to a temporary file next to csv_path, which becomes csv_path when
  * the verdict is OK (no output at all is a TARGET verdict).  Returns 0 when ncu
  * ran (the verdict says how it went), -1 + err when it could not be started.
+ * With a launcher (n->launcher) the pass is the whole job: each profiled rank N
+ * logs to a temporary file in DIR/rank<N>/ (kp_rank_dir), the verdict is the
+ * first rank's that is not OK, and when all are OK each becomes
+ * DIR/rank<N>/NAME and the primary rank's file is linked (else copied) to
+ * csv_path itself.
  */
 int kp_ncu_run(const struct kp_ncu *n, json_t *target, const struct kp_ncu_pass *p,
     const char *csv_path, const char *cwd, double timeout_s, struct kp_ncu_run *r,

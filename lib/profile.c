@@ -4,6 +4,7 @@
  * table (id, file, the ncu selection that lib/ncu.c turns into argv) live here
  * and nowhere else.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,6 +90,90 @@ kp_path_dir(const char *path)
 	if (s == path)
 		return strdup("/");
 	return strndup(path, (size_t)(s - path));
+}
+
+/* ---- the ranks ---- */
+
+#define RANK_DIR "rank"		/* details/rank1/ */
+
+char *
+kp_rank_dir(const char *details, long rank)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), RANK_DIR "%ld", rank);
+	return kp_path_join(details, name);
+}
+
+/* s with every '%' doubled, appended at o; returns the end. */
+static char *
+put_escaped(char *o, const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (s[i] == '%')
+			*o++ = '%';
+		*o++ = s[i];
+	}
+	return o;
+}
+
+char *
+kp_rank_pattern(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	size_t dn = slash != NULL ? (size_t)(slash - path) : 0;
+	const char *base = slash != NULL ? slash + 1 : path;
+	char *out = malloc(2 * strlen(path) + sizeof(RANK_DIR) + 8), *o;
+
+	if (out == NULL)
+		return NULL;
+	o = out;
+	if (slash != NULL) {
+		o = put_escaped(o, path, dn);
+		*o++ = '/';
+	}
+	memcpy(o, RANK_DIR "%r/", sizeof(RANK_DIR) + 2);
+	o += sizeof(RANK_DIR) + 2;
+	o = put_escaped(o, base, strlen(base));
+	*o = '\0';
+	return out;
+}
+
+char *
+kp_rank_expand(const char *pattern, long rank, struct kp_err *err)
+{
+	char num[32], *out, *o;
+	const char *p;
+	size_t nl;
+
+	nl = (size_t)snprintf(num, sizeof(num), "%ld", rank);
+	if ((out = malloc(strlen(pattern) * (nl + 1) + 1)) == NULL) {
+		kp_errf(err, KP_EXIT_ENV, "out of memory");
+		return NULL;
+	}
+	for (o = out, p = pattern; *p != '\0'; p++) {
+		if (*p != '%') {
+			*o++ = *p;
+			continue;
+		}
+		if (p[1] == '%') {
+			*o++ = '%';
+			p++;
+		} else if (p[1] == 'r') {
+			memcpy(o, num, nl);
+			o += nl;
+			p++;
+		} else {
+			free(out);
+			kp_errf(err, KP_EXIT_USAGE, "\"%.80s\": '%%' must be followed by r (the rank) "
+			    "or %% (a '%%')", pattern);
+			return NULL;
+		}
+	}
+	*o = '\0';
+	return out;
 }
 
 /* ---- the stages ---- */

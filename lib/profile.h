@@ -51,6 +51,18 @@ char *kp_artifact_beside(const char *file, enum kp_artifact a);
 /* The folder part of a path: "a" of "a/b", "/" of "/b", "." of "b"; malloc'd. */
 char *kp_path_dir(const char *path);
 
+/* ---- the ranks of a job a launcher starts (kp-rank-exec(1)) ---- */
+
+/* "DIR/rank<N>": where rank N of a job writes its stage files (DIR: the
+ * profile's details folder); malloc'd. */
+char *kp_rank_dir(const char *details, long rank);
+/* The per-rank pattern of a file "DIR/NAME": "DIR/rank%r/NAME", every '%' of
+ * DIR and NAME doubled; malloc'd.  kp_rank_expand() makes it one rank's path. */
+char *kp_rank_pattern(const char *path);
+/* A pattern with %r replaced by the rank and %% by %; NULL + err (KP_EXIT_USAGE)
+ * for any other '%' sequence.  malloc'd. */
+char *kp_rank_expand(const char *pattern, long rank, struct kp_err *err);
+
 /* ---- the stages: id, number, raw file (in details/), ncu selection ---- */
 
 enum kp_stage {

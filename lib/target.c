@@ -16,6 +16,8 @@
 
 #include "kp_atomic.h"
 #include "kp_diag.h"
+#include "kp_ranks.h"
+#include "kp_shellwords.h"
 #include "kp_target.h"
 #include "kp_yaml.h"
 
@@ -30,7 +32,9 @@ enum ftype {
 	F_STRLIST,	/* list of strings */
 	F_ENUMLIST,	/* list of strings, each one of allowed */
 	F_STRMAP,	/* mapping of names to scalars (kept as strings) */
-	F_NOTELIST	/* list of strings or {text, reason} mappings */
+	F_NOTELIST,	/* list of strings or {text, reason} mappings */
+	F_WORDS,	/* list of words, or one string split into words (no shell) */
+	F_RANKLIST	/* list of distinct rank numbers (or one number) */
 };
 
 struct field {
@@ -57,6 +61,8 @@ struct field {
 #define ENUMLIST(sec, key, allowed)	F(sec, key, F_ENUMLIST, allowed, "[]", 0, 0)
 #define STRMAP(sec, key)		F(sec, key, F_STRMAP, NULL, "{}", 0, 0)
 #define NOTELIST(sec, key)		F(sec, key, F_NOTELIST, NULL, "[]", 0, 0)
+#define WORDS(sec, key)			F(sec, key, F_WORDS, NULL, "[]", 0, 0)
+#define RANKLIST(sec, key, def)		F(sec, key, F_RANKLIST, NULL, def, 0, KP_RANK_MAX)
 
 static const struct field fields[] = {
 	INT("", "schema_version", 1, 1, 1),
@@ -68,6 +74,8 @@ static const struct field fields[] = {
 	STRMAP("target", "env"),
 	STR_NULL("target", "stdin"),
 	INT("target", "timeout_seconds", 600, 0, 604800),
+	WORDS("target", "launcher"),
+	RANKLIST("target", "ranks", "[0]"),
 
 	STR_NULL("target.python", "interpreter"),
 	ENUM("target.python", "entry_kind", "none|script|module|command", "none"),
@@ -337,6 +345,73 @@ check_str_list(struct ctx *c, const struct field *f, json_t *v)
 	return 0;
 }
 
+/* A list of words, or one string split into words as a POSIX shell would
+ * (quotes, no expansion); kept as the list. */
+static int
+check_words(struct ctx *c, const struct field *f, json_t *sec, json_t *v)
+{
+	struct kp_err e;
+	json_t *w, *x;
+	size_t i;
+
+	if (json_is_string(v)) {
+		if ((w = kp_shell_split(json_string_value(v), &e)) == NULL)
+			return fail(c, f->sec, f->key, "%s", e.msg);
+		json_object_set_new(sec, f->key, w);
+		v = w;
+	}
+	if (!json_is_array(v))
+		return bad_type(c, f, "a list of words or one string", v);
+	json_array_foreach(v, i, x) {
+		if (!json_is_string(x))
+			return bad_type(c, f, "a list of words", x);
+		if (json_string_length(x) == 0)
+			return fail(c, f->sec, f->key, "word %zu is empty", i + 1);
+	}
+	return 0;
+}
+
+/* A list of distinct ranks 0..max, at most KP_RANKS_MAX; one number is a list of one. */
+static int
+check_ranks(struct ctx *c, const struct field *f, json_t *sec, json_t *v)
+{
+	json_t *x, *seen;
+	size_t i;
+
+	if (json_is_integer(v)) {
+		json_t *one = json_pack("[O]", v);
+		json_object_set_new(sec, f->key, one);
+		v = one;
+	}
+	if (!json_is_array(v))
+		return bad_type(c, f, "a list of rank numbers", v);
+	if (json_array_size(v) == 0)
+		return fail(c, f->sec, f->key, "empty: name at least one rank (default [0])");
+	if (json_array_size(v) > KP_RANKS_MAX)
+		return fail(c, f->sec, f->key, "%zu ranks: at most %d are profiled at once",
+		    json_array_size(v), KP_RANKS_MAX);
+	seen = json_array();
+	json_array_foreach(v, i, x) {
+		if (!json_is_integer(x)) {
+			json_decref(seen);
+			return bad_type(c, f, "rank numbers", x);
+		}
+		if (json_integer_value(x) < f->min || json_integer_value(x) > f->max) {
+			json_decref(seen);
+			return fail(c, f->sec, f->key, "%lld is out of range %lld..%lld",
+			    (long long)json_integer_value(x), f->min, f->max);
+		}
+		if (kp_ranks_has(seen, (long)json_integer_value(x))) {
+			json_decref(seen);
+			return fail(c, f->sec, f->key, "rank %lld is listed twice",
+			    (long long)json_integer_value(x));
+		}
+		json_array_append(seen, x);
+	}
+	json_decref(seen);
+	return 0;
+}
+
 static int
 check_field(struct ctx *c, const struct field *f, json_t *sec, json_t *v)
 {
@@ -403,6 +478,10 @@ check_field(struct ctx *c, const struct field *f, json_t *sec, json_t *v)
 			json_object_set_new(v, key, json_string(buf));
 		}
 		return 0;
+	case F_WORDS:
+		return check_words(c, f, sec, v);
+	case F_RANKLIST:
+		return check_ranks(c, f, sec, v);
 	case F_NOTELIST:
 		if (!json_is_array(v))
 			return bad_type(c, f, "a list", v);
@@ -497,6 +576,45 @@ check_kernel(struct ctx *c, json_t *k)
 	return 0;
 }
 
+/*
+ * A job a launcher starts: ranks other than [0] need a launcher; the launcher
+ * is a program, not an option; ncu's own options hold no "--" (kp-rank-exec
+ * ends them there); and the filter selects no NCCL kernel: the profiled rank
+ * replays every kernel it profiles while the others wait in the collective.
+ */
+static int
+check_launcher(struct ctx *c, json_t *root)
+{
+	json_t *tg = json_object_get(root, "target"), *k = json_object_get(root, "kernel");
+	json_t *l = json_object_get(tg, "launcher"), *ranks = json_object_get(tg, "ranks");
+	json_t *x = json_object_get(json_object_get(root, "profiling"), "extra_profiler_options");
+	const char *nccl, *fl = json_string_value(json_object_get(k, "filter"));
+
+	if (json_array_size(l) == 0) {
+		if (json_array_size(ranks) != 1 || !kp_ranks_has(ranks, 0))
+			return fail(c, "target", "ranks", "needs target.launcher (ranks are those "
+			    "of a job a launcher starts)");
+		return 0;
+	}
+	if (json_string_value(json_array_get(l, 0))[0] == '-')
+		return fail(c, "target", "launcher", "\"%s\" is an option: the first word is the "
+		    "launcher program (torchrun, mpirun, srun ...)",
+		    json_string_value(json_array_get(l, 0)));
+	if (kp_launcher_has(x, "--"))
+		return fail(c, "profiling", "extra_profiler_options", "\"--\" is refused with "
+		    "target.launcher: it ends ncu's options for kp-rank-exec");
+	nccl = kp_filter_selects_nccl(json_string_value(json_object_get(k, "filter_mode")), fl,
+	    json_string_value(json_object_get(k, "name")));
+	if (nccl != NULL)
+		return fail(c, "kernel", fl != NULL && *fl != '\0' ? "filter" : "name",
+		    "%s%s%s would select NCCL kernels too (it matches %s): with target.launcher "
+		    "kp profiles no NCCL kernel (the profiled rank replays it while the other "
+		    "ranks wait in the collective); name the kernel you want",
+		    fl != NULL && *fl != '\0' ? "\"" : "", fl != NULL && *fl != '\0' ? fl :
+		    "no filter", fl != NULL && *fl != '\0' ? "\"" : "", nccl);
+	return 0;
+}
+
 static int
 check_tree(struct ctx *c, json_t *root)
 {
@@ -530,7 +648,9 @@ check_tree(struct ctx *c, json_t *root)
 		if (check_field(c, f, sec, v) != 0)
 			return -1;
 	}
-	return check_kernel(c, json_object_get(root, "kernel"));
+	if (check_kernel(c, json_object_get(root, "kernel")) != 0)
+		return -1;
+	return check_launcher(c, root);
 }
 
 int
