@@ -22,6 +22,7 @@
 #include "kp_atomic.h"
 #include "kp_diag.h"
 #include "kp_jsonl.h"
+#include "kp_ranks.h"
 #include "kp_request.h"
 #include "kp_shellwords.h"
 #include "kp_suggest.h"
@@ -35,7 +36,7 @@ enum {
 	O_TARGET_CMD = 256, O_EXECUTABLE, O_ARGS, O_RUNTIME, O_PY_SCRIPT, O_PY_MODULE,
 	O_WORKDIR, O_ENV, O_KERNEL, O_DISCOVER, O_FILTER_MODE, O_FILTER, O_NVTX,
 	O_REQ, O_SKIP, O_COUNT, O_PRIV, O_NCU, O_CLOCK, O_EXTRA, O_ID, O_ROOT,
-	O_OUTPUT, O_SUGGEST, O_REPO, O_CHECK
+	O_OUTPUT, O_SUGGEST, O_REPO, O_CHECK, O_LAUNCHER, O_RANKS
 };
 
 static const struct option longopts[] = {
@@ -47,6 +48,8 @@ static const struct option longopts[] = {
 	{ "python-module", required_argument, NULL, O_PY_MODULE },
 	{ "workdir", required_argument, NULL, O_WORKDIR },
 	{ "env", required_argument, NULL, O_ENV },
+	{ "launcher", required_argument, NULL, O_LAUNCHER },
+	{ "ranks", required_argument, NULL, O_RANKS },
 	{ "kernel", required_argument, NULL, O_KERNEL },
 	{ "discover", no_argument, NULL, O_DISCOVER },
 	{ "filter-mode", required_argument, NULL, O_FILTER_MODE },
@@ -72,7 +75,8 @@ static const struct option longopts[] = {
 static const char synopsis[] =
     "usage: kp-gentarget [--target-cmd CMD | --executable PATH | --python-script FILE |\n"
     "                     --python-module MODULE] [--runtime RUNTIME] [--workdir DIR]\n"
-    "                    [--env NAME=VALUE] (--kernel NAME | --discover)\n"
+    "                    [--env NAME=VALUE] [--launcher CMD] [--ranks LIST]\n"
+    "                    (--kernel NAME | --discover)\n"
     "                    [--filter-mode MODE] [--filter PATTERN] [--nvtx-range RANGE]\n"
     "                    [--requirement TEXT] [--launch-skip N] [--launch-count N]\n"
     "                    [--privilege-mode none | full_sudo] [--ncu-bin PATH]\n"
@@ -87,7 +91,7 @@ struct opts {
 	const char *target_cmd, *executable, *runtime, *py_script, *py_module, *workdir;
 	const char *kernel, *filter_mode, *filter, *nvtx, *priv, *ncu, *clock, *id;
 	const char *root, *output, *repo, *check;
-	json_t *env, *reqs, *extra, *args;
+	json_t *env, *reqs, *extra, *args, *launcher, *ranks;
 	long long skip, count;
 	int discover, suggest;
 };
@@ -162,6 +166,22 @@ parse(struct opts *o, int argc, char **argv)
 		case O_PY_SCRIPT: o->py_script = optarg; break;
 		case O_PY_MODULE: o->py_module = optarg; break;
 		case O_WORKDIR: o->workdir = optarg; break;
+		case O_LAUNCHER: {
+			struct kp_err e;
+			json_decref(o->launcher);
+			if ((o->launcher = kp_shell_split(optarg, &e)) == NULL)
+				kp_die(KP_EXIT_USAGE, "--launcher: %s", e.msg);
+			if (json_array_size(o->launcher) == 0)
+				kp_die(KP_EXIT_USAGE, "--launcher: empty command");
+			break;
+		}
+		case O_RANKS: {
+			struct kp_err e;
+			json_decref(o->ranks);
+			if ((o->ranks = kp_ranks_parse(optarg, &e)) == NULL)
+				kp_die(KP_EXIT_USAGE, "--ranks: %s", e.msg);
+			break;
+		}
 		case O_ENV:
 			if (env_assign(o->env, optarg) != 0)
 				kp_die(KP_EXIT_USAGE, "--env: \"%s\" is not NAME=VALUE", optarg);
@@ -215,6 +235,8 @@ free_opts(struct opts *o)
 	json_decref(o->reqs);
 	json_decref(o->extra);
 	json_decref(o->args);
+	json_decref(o->launcher);
+	json_decref(o->ranks);
 }
 
 static int
@@ -461,6 +483,10 @@ build(struct opts *o, json_t *argv, json_t *env, json_t *req, const char *id)
 	    "python", "interpreter", py.interpreter, "entry_kind", py.entry,
 	    "script", py.script, "module", py.module,
 	    "jit_framework", triton ? "triton" : "none"));
+	if (o->launcher != NULL)
+		json_object_set(json_object_get(t, "target"), "launcher", o->launcher);
+	if (o->ranks != NULL)
+		json_object_set(json_object_get(t, "target"), "ranks", o->ranks);
 	json_object_set_new(t, "runtime_options", json_pack(
 	    "{s:b, s:s?, s:s, s:b, s:i, s:s, s:o}",
 	    "triton_enabled", triton, "triton_kernel_hint", triton ? o->kernel : NULL,

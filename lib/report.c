@@ -79,6 +79,7 @@ kp_report_render(const char *dir, struct kp_err *err)
 	fprintf(r.fp, "Profile folder: `%s`. Written by kp-report from the artifacts in this"
 	    " folder; every number below is read from the file it links.\n\n", dir);
 	rep_sec_target(&r);
+	rep_sec_ranks(&r);
 	rep_sec_filter(&r);
 	rep_sec_profiler(&r);
 	rep_sec_commands(&r);

@@ -60,6 +60,9 @@ void rep_sec_visual(struct rep *r);
 /* How many stage CSV files the folder holds. */
 int rep_stage_count(struct rep *r);
 
+/* ---- report_ranks.c: a job a launcher started (the manifest's job) ---- */
+void rep_sec_ranks(struct rep *r);
+
 /* ---- report_verdict.c: the verdict of bottleneck_decision.json ---- */
 void rep_sec_classification(struct rep *r);
 /* "Nsight Compute's rules", only when the decision holds ncu's. */
