@@ -624,7 +624,7 @@ resolve_launcher(struct kp_ncu *n, json_t *t, struct kp_err *err)
 	n->launcher = json_deep_copy(l);
 	if (prog[0] != '/') {	/* absolute, but not resolved: a venv's python stays one */
 		char cwd[PATH_MAX], *abs = getcwd(cwd, sizeof(cwd)) != NULL ?
-		    kp_path_join(cwd, prog) : NULL;
+		    kp_path_join(cwd, prog + (strncmp(prog, "./", 2) == 0 ? 2 : 0)) : NULL;
 		if (abs != NULL) {
 			free(prog);
 			prog = abs;

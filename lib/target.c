@@ -162,6 +162,29 @@ ypath(char *buf, size_t n, const char *sec, const char *key)
 			*p = '/';
 }
 
+/* The line of the key KEY in section SEC, 0 when absent. */
+static int
+key_line(struct ctx *c, const char *sec, const char *key)
+{
+	char path[256];
+	struct fy_node *map;
+	struct fy_node_pair *pair;
+	void *it = NULL;
+	size_t n, kl = strlen(key);
+
+	ypath(path, sizeof(path), sec, NULL);
+	map = kp_yaml_node(c->doc, *sec ? path : "/");
+	while (map != NULL && fy_node_is_mapping(map) &&
+	    (pair = fy_node_mapping_iterate(map, &it)) != NULL) {
+		struct fy_node *k = fy_node_pair_key(pair);
+		const char *ks = k && fy_node_is_scalar(k) ? fy_node_get_scalar(k, &n) : NULL;
+
+		if (ks != NULL && n == kl && memcmp(ks, key, kl) == 0)
+			return kp_yaml_line(k);
+	}
+	return 0;
+}
+
 static int __attribute__((format(printf, 4, 5)))
 fail(struct ctx *c, const char *sec, const char *key, const char *fmt, ...)
 {
@@ -182,6 +205,8 @@ fail(struct ctx *c, const char *sec, const char *key, const char *fmt, ...)
 			n = *sec ? kp_yaml_node(c->doc, path) : NULL;
 		}
 		line = n ? kp_yaml_line(n) : 0;
+		if (line == 0 && key != NULL)	/* an empty [] or {}: the key's line */
+			line = key_line(c, sec, key);
 	}
 	if (c->name && line > 0)
 		return kp_errf(c->err, KP_EXIT_DATA, "%s:%d: %s: %s", c->name, line, field, msg);

@@ -240,6 +240,66 @@ START_TEST(test_target_env_names)
 }
 END_TEST
 
+START_TEST(test_target_launcher_and_ranks)
+{
+	struct kp_err err;
+	char *p = file("t.yaml", "target:\n  executable: /usr/bin/python3\n"
+	    "  launcher: torchrun --nproc-per-node 2\n  ranks: 1\nkernel:\n  name: gemm\n");
+	json_t *t = kp_target_load(p, &err), *l, *r;
+
+	ck_assert_msg(t != NULL, "%s", err.msg);
+	l = json_object_get(json_object_get(t, "target"), "launcher");
+	r = json_object_get(json_object_get(t, "target"), "ranks");
+	ck_assert_int_eq(json_array_size(l), 3);	/* one string: split into words */
+	ck_assert_str_eq(json_string_value(json_array_get(l, 1)), "--nproc-per-node");
+	ck_assert_int_eq(json_array_size(r), 1);	/* one number: a list of one */
+	ck_assert_int_eq(json_integer_value(json_array_get(r, 0)), 1);
+	json_decref(t);
+	free(p);
+	/* the defaults: no launcher, rank 0 */
+	p = file("t.yaml", "target:\n  executable: ./b\n");
+	t = kp_target_load(p, &err);
+	ck_assert_int_eq(json_array_size(json_object_get(json_object_get(t, "target"),
+	    "launcher")), 0);
+	r = json_object_get(json_object_get(t, "target"), "ranks");
+	ck_assert_int_eq(json_array_size(r), 1);
+	ck_assert_int_eq(json_integer_value(json_array_get(r, 0)), 0);
+	json_decref(t);
+	free(p);
+}
+END_TEST
+
+START_TEST(test_target_launcher_errors_name_line)
+{
+	load_fails("target:\n  executable: ./b\n  ranks: [1]\nkernel:\n  name: k\n",
+	    "profile-target.yaml:3: target.ranks: needs target.launcher");
+	load_fails("target:\n  executable: ./b\n  launcher: mpirun\n  ranks: [0, 2, 0]\n",
+	    ":4: target.ranks: rank 0 is listed twice");
+	load_fails("target:\n  executable: ./b\n  launcher: mpirun\n  ranks: []\n",
+	    ":4: target.ranks: empty");
+	load_fails("target:\n  executable: ./b\n  launcher: mpirun\n  ranks: [-1]\n",
+	    ":4: target.ranks: -1 is out of range 0..1000000");
+	load_fails("target:\n  executable: ./b\n  launcher: mpirun\n  ranks: [one]\n",
+	    ":4: target.ranks: expected rank numbers, got a string");
+	load_fails("target:\n  executable: ./b\n  launcher: \"-np 2\"\n",
+	    ":3: target.launcher: \"-np\" is an option");
+	load_fails("target:\n  executable: ./b\n  launcher: 'srun \"-n 2'\n",
+	    ":3: target.launcher: ");
+	load_fails("target:\n  executable: ./b\n  launcher: [srun, '']\n",
+	    ":3: target.launcher: word 2 is empty");
+	/* the filter would select NCCL's kernels: refused with a launcher */
+	load_fails("target:\n  executable: ./b\n  launcher: [torchrun]\nkernel:\n"
+	    "  filter_mode: regex\n  filter: .*\n",
+	    ":6: kernel.filter: \".*\" would select NCCL kernels too (it matches "
+	    "ncclDevKernel_AllReduce_Sum_f32_RING_LL)");
+	load_fails("target:\n  executable: ./b\n  launcher: [torchrun]\n",
+	    "kernel.name: no filter would select NCCL kernels too");
+	load_fails("target:\n  executable: ./b\n  launcher: [torchrun]\nkernel:\n  name: k\n"
+	    "profiling:\n  extra_profiler_options: [--, x]\n",
+	    ":7: profiling.extra_profiler_options: \"--\" is refused");
+}
+END_TEST
+
 static Suite *
 target_suite(void)
 {
@@ -256,6 +316,8 @@ target_suite(void)
 	tcase_add_test(tc, test_target_validate_without_file);
 	tcase_add_test(tc, test_profile_id_rules);
 	tcase_add_test(tc, test_target_env_names);
+	tcase_add_test(tc, test_target_launcher_and_ranks);
+	tcase_add_test(tc, test_target_launcher_errors_name_line);
 	suite_add_tcase(s, tc);
 	return s;
 }
