@@ -12,7 +12,8 @@ usage() {
 usage: kp-profile [--kernel NAME] [--requirement TEXT] [--stages LIST] [--runtime RUNTIME]
                   [--output-root DIR] [--profile-id ID] [--clock-control base | none]
                   [--privilege-mode none | full_sudo] [--ncu-bin PATH] [--launch-skip N]
-                  [--launch-count N] [--no-plot] [--no-decide] -- COMMAND [ARG ...]
+                  [--launch-count N] [--launcher CMD] [--ranks LIST] [--no-plot]
+                  [--no-decide] -- COMMAND [ARG ...]
        kp-profile --demo [--output-root DIR] [--clock-control base | none]
        kp-profile -h | --help | --version
 USAGE
@@ -60,6 +61,7 @@ while [ $# -gt 0 ]; do
 	--kernel) [ $# -ge 2 ] || { usage >&2; exit 2; }; kernel=$2; add "$1"; add "$2"; shift ;;
 	--requirement | --runtime | --output-root | --profile-id | --clock-control | \
 	--privilege-mode | --launch-skip | --launch-count | --workdir | --env | \
+	--launcher | --ranks | \
 	--extra-profiler-option)
 		[ $# -ge 2 ] || { usage >&2; exit 2; }
 		add "$1"; add "$2"; shift ;;
