@@ -44,10 +44,13 @@ main(int argc, char **argv)
 	const char *const *v;
 	struct kp_err err;
 	json_t *ranks;
+	static char errbuf[1024];
 	char **cmd, **av, *path = NULL, names[128];
 	long rank;
 	int ch, i, sep, rc;
 
+	/* every rank shares the launcher's stderr: a message goes out in one write */
+	setvbuf(stderr, errbuf, _IOLBF, sizeof(errbuf));
 	kp_init(argv[0], synopsis);
 	/* "+": options end at the first word that is not one (the profiler's own follow) */
 	while ((ch = kp_getopt(argc, argv, "+h", longopts)) != -1) {
