@@ -615,12 +615,14 @@ run_stage(struct run *r, enum kp_stage s)
 static void
 job_record(struct run *r)
 {
-	json_t *vars = json_array(), *dirs = json_array(), *v;
+	json_t *vars, *dirs, *v;
 	const char *const *w;
 	size_t i;
 
 	if (r->ncu.launcher == NULL)
 		return;
+	vars = json_array();
+	dirs = json_array();
 	for (w = kp_rank_vars; *w != NULL; w++)
 		json_array_append_new(vars, json_string(*w));
 	json_array_foreach(r->ncu.ranks, i, v) {

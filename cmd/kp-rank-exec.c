@@ -31,6 +31,10 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 }
 };
 
+/* File-level, so that what they hold stays reachable when a failure exits. */
+static json_t *ranks;
+static char **av, *path;
+
 static const char *
 env(const char *name)
 {
@@ -43,9 +47,8 @@ main(int argc, char **argv)
 	const char *ranks_s = "0", *log = NULL, *var = NULL;
 	const char *const *v;
 	struct kp_err err;
-	json_t *ranks;
 	static char errbuf[1024];
-	char **cmd, **av, *path = NULL, names[128];
+	char **cmd, names[128];
 	long rank;
 	int ch, i, sep, rc;
 
@@ -85,10 +88,12 @@ main(int argc, char **argv)
 	}
 	if (!kp_ranks_has(ranks, rank)) {
 		json_decref(ranks);
+		ranks = NULL;
 		execvp(cmd[0], cmd);
 		kp_die(KP_EXIT_TARGET, "rank %ld (%s): cannot execute %s:", rank, var, cmd[0]);
 	}
 	json_decref(ranks);
+	ranks = NULL;
 	/* the profiler's words, its log file (this rank's), the command */
 	if ((av = calloc((size_t)argc + 3, sizeof(*av))) == NULL)
 		kp_die(KP_EXIT_ENV, "out of memory");
