@@ -67,6 +67,14 @@ PREP=$target
 vg collect 0 "$B/kp-collect" --stages auto profile/t/profile-target.yaml
 PREP='KP_FAKE_NCU_DIR=$FIX/h200/zoo/conv; export KP_FAKE_NCU_DIR; kp-gentarget --target-cmd "python3 conv.py" --kernel sm90_xmma_fprop --profile-id t --requirement source >/dev/null 2>&1'
 vg collect-sass-fallback 0 "$B/kp-collect" --stages source profile/t/profile-target.yaml
+PREP='KP_FAKE_NCU_DIR=$F KP_FAKE_NCU_DIR_RANK1=$FIX/h200/hgemm_v1; export KP_FAKE_NCU_DIR KP_FAKE_NCU_DIR_RANK1; kp-gentarget --target-cmd "./bench" --launcher "fake-launcher -n 2" --ranks 0,1 --kernel hgemm_byzj --profile-id t >/dev/null 2>&1'
+vg collect-ranks 0 "$B/kp-collect" --stages auto profile/t/profile-target.yaml
+PREP="$PREP"' && kp-collect --stages basic profile/t/profile-target.yaml >/dev/null 2>&1'
+vg report-ranks 0 "$B/kp-report" profile/t
+PREP='RANK=1; export RANK'
+vg rank-exec-other 0 "$B/kp-rank-exec" --ranks 0 -- ncu -- true
+PREP='RANK=x; export RANK'
+vg rank-exec-bad-rank 4 "$B/kp-rank-exec" -- ncu -- true
 PREP="$target"'; KP_FAKE_NCU_DIR=$FIX/h200/gemm_discovery'
 vg discover 0 "$B/kp-discover" profile/t/profile-target.yaml
 echo "valgrind: $pass passed, $fail failed"
