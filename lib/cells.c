@@ -54,8 +54,10 @@ int
 mx_cell_slow(struct launch *l, const char *s, size_t len, double scale, int wide,
     uint32_t *cell, double *out)
 {
-	double v;
+	double v, ignored;
 
+	if (out == NULL)
+		out = &ignored;
 	if (!(wide && kp_parse_decimal_wide(s, len, &v) == 0)) {
 		if (kp_parse_number(s, len, &v) != KP_NUM_OK || !isfinite(v))
 			return 0;

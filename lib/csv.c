@@ -44,7 +44,15 @@ struct kp_csv {
 	struct kp_field *fields;
 	size_t nf, fcap;
 	uint64_t *masks;	/* fast_record: closing quotes, a mask per 64 bytes */
+	uint32_t *bcnt;		/* closing quotes before each block */
 	size_t mcap;
+	int lazy;		/* kp_csv_lazy(): fast-form records are not split */
+	int pending;		/* this record's fields are not set yet (lazy) */
+	char *rec;		/* the pending record, its closing-quote blocks */
+	size_t nblk;
+	uint32_t *picked;	/* pending: field i is set when picked[i] == gen */
+	uint32_t gen;
+	int crlast;		/* the last field ends in a CR of the line ending */
 	unsigned long line;	/* lines consumed so far */
 	unsigned long recline;	/* line where the current record began */
 	unsigned long noise;
@@ -136,6 +144,8 @@ kp_csv_close(struct kp_csv *c)
 	free(c->offs);
 	free(c->fields);
 	free(c->masks);
+	free(c->bcnt);
+	free(c->picked);
 	free(c);
 }
 
@@ -271,6 +281,14 @@ fields_grow(struct kp_csv *c)
 	if ((nfl = realloc(c->fields, cap * sizeof(*nfl))) == NULL)
 		return -1;
 	c->fields = nfl;
+	if (c->picked != NULL) {
+		uint32_t *np = realloc(c->picked, cap * sizeof(*np));
+
+		if (np == NULL)
+			return -1;
+		memset(np + c->fcap, 0, (cap - c->fcap) * sizeof(*np));
+		c->picked = np;
+	}
 	c->fcap = cap;
 	return 0;
 }
@@ -316,93 +334,135 @@ prefix_xor(uint64_t m)
 	return m;
 }
 
+/* The set bits of m (no libcall where the target has no popcnt instruction). */
+static inline size_t
+pop64(uint64_t m)
+{
+#ifdef __POPCNT__
+	return (size_t)__builtin_popcountll(m);
+#else
+	m = m - ((m >> 1) & 0x5555555555555555ULL);
+	m = (m & 0x3333333333333333ULL) + ((m >> 2) & 0x3333333333333333ULL);
+	m = (m + (m >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+	return (size_t)((m * 0x0101010101010101ULL) >> 56);
+#endif
+}
+
 /*
  * The record b[0..len), b[len] its newline, in the form ncu prints: every
  * field quoted, "," between fields, no "" inside one, " or "\r before the
- * newline.  Two passes, 64 bytes at a time.  The first finds the quotes and
- * commas; a quote with an even number of quotes up to it closes a field;
- * every closing quote but the last must be followed by ,", the last must end
- * the record; the closing quotes are kept, one 64-bit mask per block.  Only
- * then does the second pass set the fields (a field's bytes stay where they
- * are and its closing quote becomes its NUL), so a record of another form
- * leaves the buffer as it was.  1 when the record had that form, 0 when it
- * did not, -1 out of memory.  b[len + 1 .. len + 64] may be read: the buffer
- * has PAD bytes.
+ * newline.  One pass, 64 bytes at a time, finds the quotes and commas; a
+ * quote with an even number of quotes up to it closes a field; every closing
+ * quote but the last must be followed by ,", the last must end the record
+ * (a mismatch at the record's last byte or past it can only come from the
+ * last quote, which the end checks cover); the closing quotes are kept, one
+ * 64-bit mask per block, with the count before each block.  Nothing is
+ * written to the record: a record of another form leaves the buffer as it
+ * was.  1 when the record had that form (c->rec, c->nblk, c->nf set), 0
+ * when it did not, -1 out of memory.  b[len + 1 .. len + 64] may be read:
+ * the buffer has PAD bytes.
  */
 static int
 fast_record(struct kp_csv *c, char *b, size_t len)
 {
-	struct kp_field *f;
-	size_t nblk = (len + 63) / 64, base, k, nf = 0, start = 1, pos, e = 0;
-	uint64_t par = 0, q, m, cl;
+	size_t nblk = (len + 63) / 64, base, k, nf = 0, e = 0;
+	uint64_t par = 0, q, m, cl, px, cc = 0, cq = 0, bad = 0, valid;
 
-	if (nblk > c->mcap) {
-		uint64_t *nm = realloc(c->masks, nblk * sizeof(*nm));
+	if (nblk + 1 > c->mcap) {
+		uint64_t *nm = realloc(c->masks, (nblk + 1) * sizeof(*nm));
+		uint32_t *nb;
 
 		if (nm == NULL)
 			return -1;
 		c->masks = nm;
-		c->mcap = nblk;
+		if ((nb = realloc(c->bcnt, (nblk + 1) * sizeof(*nb))) == NULL)
+			return -1;
+		c->bcnt = nb;
+		c->mcap = nblk + 1;
 	}
-	/* 1: the closing quotes (an even count of quotes up to and with them) */
 	for (k = 0; k < nblk; k++) {
 		base = k * 64;
-		q = mask64(b + base, '"');
-		if (len - base < 64)
-			q &= ((uint64_t)1 << (len - base)) - 1;
-		cl = q & ~(prefix_xor(q) ^ par);
-		if (__builtin_popcountll(q) & 1)
-			par = ~par;
-		c->masks[k] = cl;
-		if (q != 0)
-			e = base + (size_t)(63 - __builtin_clzll(q));
-		nf += (size_t)__builtin_popcountll(cl);
-	}
-	/* the last quote closes the last field and ends the record */
-	if (nf == 0 || par != 0 || !(e + 1 == len || (e + 2 == len && b[e + 1] == '\r')))
-		return 0;
-	/* 2: every other closing quote is followed by , and " */
-	for (k = 0; k < nblk; k++) {
-		base = k * 64;
-		cl = c->masks[k];
-		if (k == e / 64)
-			cl &= ~((uint64_t)1 << (e - base));
-		if (cl == 0)
-			continue;
 		q = mask64(b + base, '"');
 		m = mask64(b + base, ',');
+		valid = ~(uint64_t)0;
 		if (len - base < 64) {
 			q &= ((uint64_t)1 << (len - base)) - 1;
 			m &= ((uint64_t)1 << (len - base)) - 1;
 		}
-		if (((cl << 1) & ~m) != 0 || ((cl << 2) & ~q) != 0)
-			return 0;
-		if ((cl >> 63) != 0 && (base + 65 >= len || b[base + 64] != ',' || b[base + 65] != '"'))
-			return 0;
-		if ((cl >> 62 & 1) != 0 && (base + 64 >= len || b[base + 64] != '"'))
-			return 0;
+		if (len - 1 - base < 64)	/* len >= 1: a record has its quote */
+			valid = ((uint64_t)1 << (len - 1 - base)) - 1;
+		px = prefix_xor(q) ^ par;
+		cl = q & ~px;
+		par = (uint64_t)0 - (px >> 63);
+		bad |= ((((cl << 1) | cc) & ~m) | (((cl << 2) | cq) & ~q)) & valid;
+		cc = cl >> 63;
+		cq = cl >> 62;
+		c->masks[k] = cl;
+		c->bcnt[k] = (uint32_t)nf;
+		if (q != 0)
+			e = base + (size_t)(63 - __builtin_clzll(q));
+		nf += pop64(cl);
 	}
-	/* 3: the fields */
+	c->bcnt[nblk] = (uint32_t)nf;
+	c->masks[nblk] = 0;
+	if (nf == 0 || par != 0 || bad != 0 || nf > UINT32_MAX ||
+	    !(e + 1 == len || (e + 2 == len && b[e + 1] == '\r')))
+		return 0;
 	while (nf > c->fcap)
 		if (fields_grow(c) < 0)
 			return -1;
-	f = c->fields;
-	nf = 0;
-	for (k = 0; k < nblk; k++)
+	c->rec = b;
+	c->nblk = nblk;
+	c->nf = nf;
+	/* a CR before the newline, inside the last quotes, belongs to the line ending */
+	c->crlast = e + 1 == len;
+	return 1;
+}
+
+/* Where the closing quote of field i is; *k: a block at or before it. */
+static inline size_t
+closing(const struct kp_csv *c, size_t i, size_t *k)
+{
+	uint64_t m;
+	size_t r;
+
+	while (c->bcnt[*k + 1] <= i)
+		(*k)++;
+	m = c->masks[*k];
+	for (r = i - c->bcnt[*k]; r > 0; r--)
+		m &= m - 1;
+	return *k * 64 + (size_t)__builtin_ctzll(m);
+}
+
+/* Field i of the fast-form record: its bytes stay, its closing quote its NUL. */
+static inline void
+set_field(struct kp_csv *c, size_t i, size_t start, size_t end)
+{
+	struct kp_field *f = &c->fields[i];
+
+	f->s = c->rec + start;
+	f->len = end - start;
+	c->rec[end] = '\0';
+	if (i + 1 == c->nf && c->crlast && f->len > 0 && c->rec[end - 1] == '\r') {
+		c->rec[end - 1] = '\0';
+		f->len--;
+	}
+}
+
+/* Every field of the fast-form record. */
+static void
+split_all(struct kp_csv *c)
+{
+	size_t k, nf = 0, start = 1, pos;
+	uint64_t m;
+
+	for (k = 0; k < c->nblk; k++)
 		for (m = c->masks[k]; m != 0; m &= m - 1) {
 			pos = k * 64 + (size_t)__builtin_ctzll(m);
-			f[nf].s = b + start;
-			f[nf++].len = pos - start;
-			b[pos] = '\0';
+			set_field(c, nf++, start, pos);
 			start = pos + 3;
 		}
-	c->nf = nf;
-	/* a CR before the newline belongs to the line ending */
-	if (e + 1 == len && f[nf - 1].len > 0 && b[e - 1] == '\r') {
-		b[e - 1] = '\0';
-		f[nf - 1].len--;
-	}
-	return 1;
+	c->pending = 0;
 }
 #endif
 
@@ -435,6 +495,7 @@ kp_csv_next(struct kp_csv *c, struct kp_err *err)
 	}
 	c->rs = c->pos;
 	c->recline = c->line + 1;
+	c->pending = 0;
 #ifdef __SSE2__
 	{
 		/* the whole line in the buffer, then the fast form if it is one */
@@ -457,6 +518,15 @@ kp_csv_next(struct kp_csv *c, struct kp_err *err)
 			if (r == 1) {
 				c->pos = (size_t)(e - c->buf) + 1;
 				c->line++;
+				if (!c->lazy) {
+					split_all(c);
+				} else {
+					c->pending = 1;
+					if (++c->gen == 0) {
+						memset(c->picked, 0, c->fcap * sizeof(*c->picked));
+						c->gen = 1;
+					}
+				}
 				return 1;
 			}
 		}
@@ -559,7 +629,56 @@ kp_csv_nfields(const struct kp_csv *c)
 const struct kp_field *
 kp_csv_field(const struct kp_csv *c, size_t i)
 {
-	return i < c->nf ? &c->fields[i] : NULL;
+	if (i >= c->nf || (c->pending && c->picked[i] != c->gen))
+		return NULL;
+	return &c->fields[i];
+}
+
+int
+kp_csv_lazy(struct kp_csv *c, int on)
+{
+#ifdef __SSE2__
+	if (on && c->picked == NULL && (c->picked = calloc(c->fcap, sizeof(*c->picked))) == NULL)
+		return -1;
+	c->lazy = on;
+#else
+	(void)c;
+	(void)on;
+#endif
+	return 0;
+}
+
+void
+kp_csv_pick(struct kp_csv *c, const size_t *idx, size_t n)
+{
+#ifdef __SSE2__
+	size_t j, k = 0, i, start;
+
+	if (!c->pending)
+		return;
+	for (j = 0; j < n; j++) {
+		if ((i = idx[j]) >= c->nf || c->picked[i] == c->gen)
+			continue;
+		start = i == 0 ? 1 : closing(c, i - 1, &k) + 3;
+		set_field(c, i, start, closing(c, i, &k));
+		c->picked[i] = c->gen;
+	}
+#else
+	(void)c;
+	(void)idx;
+	(void)n;
+#endif
+}
+
+void
+kp_csv_fill(struct kp_csv *c)
+{
+#ifdef __SSE2__
+	if (c->pending)
+		split_all(c);
+#else
+	(void)c;
+#endif
 }
 
 unsigned long

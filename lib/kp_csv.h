@@ -30,5 +30,16 @@ const char *kp_csv_name(const struct kp_csv *c);
 /* Noise lines that were ==ERROR== / ==WARNING== lines, for callers that care. */
 const char *kp_csv_last_error_line(const struct kp_csv *c);
 void kp_csv_close(struct kp_csv *c);
+/*
+ * Lazy records, for a reader that needs a few fields of most rows: with
+ * kp_csv_lazy(c, 1) (-1 out of memory), a record in the form ncu prints is
+ * checked but not split; kp_csv_nfields() is its count, and kp_csv_field()
+ * is NULL for a field until kp_csv_pick() (indices ascending) or
+ * kp_csv_fill() (all of them) has set it.  Any other record is split whole
+ * as before.  The fields are the same bytes either way.
+ */
+int kp_csv_lazy(struct kp_csv *c, int on);
+void kp_csv_pick(struct kp_csv *c, const size_t *idx, size_t n);
+void kp_csv_fill(struct kp_csv *c);
 
 #endif

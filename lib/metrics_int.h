@@ -146,6 +146,8 @@ struct ex {
 	size_t ncols;
 	size_t *keycols;	/* the columns that feed summary keys */
 	size_t nkeycols;
+	size_t *fixcols;	/* the launch columns (struct fixed), ascending */
+	size_t nfixcols;
 	struct launch l;
 	size_t file_launches;
 	/* metrics_extracted.jsonl written here without jansson (jsonl_launch) */
@@ -246,7 +248,8 @@ int mx_nomem(struct kp_err *err);
  * to be inlined in the row loop, takes what ncu prints in base units
  * ([-]digits with thousands commas and one point, up to 2^26 - 1 in all);
  * its value, one correctly rounded division of exact doubles, is the one
- * kp_parse_number and strtod give.
+ * kp_parse_number and strtod give.  out may be NULL when only the cell is
+ * wanted (a kept launch's column that feeds no summary key: no division).
  */
 #if defined(__GNUC__)
 __attribute__((always_inline))
@@ -282,8 +285,10 @@ mx_cell_parse(struct launch *l, const char *s, size_t len, double scale, uint32_
 	if (i < len || nfrac >= 16)
 		return mx_cell_slow(l, s, len, scale, i < len && acc > CELL_MANT, cell, out);
 	*cell = neg << 30 | nfrac << 26 | acc;
-	v = (double)acc / mx_p10[nfrac];
-	*out = neg ? -v : v;
+	if (out != NULL) {
+		v = (double)acc / mx_p10[nfrac];
+		*out = neg ? -v : v;
+	}
 	return 1;
 }
 

@@ -24,6 +24,9 @@ mx_cols_free(struct ex *x)
 	free(x->keycols);
 	x->keycols = NULL;
 	x->nkeycols = 0;
+	free(x->fixcols);
+	x->fixcols = NULL;
+	x->nfixcols = 0;
 }
 
 static int
@@ -69,6 +72,28 @@ raw_units(struct ex *x, struct kp_csv *c, char **hdr, size_t nh, size_t first,
 	return 0;
 }
 
+/* The launch columns, ascending, for kp_csv_pick(). */
+static int
+fixcols(struct ex *x, const struct fixed *fx)
+{
+	long v[] = { fx->id, fx->name, fx->block, fx->grid, fx->cc, fx->device };
+	size_t i, j, n = 0;
+
+	free(x->fixcols);
+	if ((x->fixcols = malloc(sizeof(v) / sizeof(v[0]) * sizeof(*x->fixcols))) == NULL)
+		return -1;
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		if (v[i] < 0)
+			continue;
+		for (j = n; j > 0 && x->fixcols[j - 1] > (size_t)v[i]; j--)
+			x->fixcols[j] = x->fixcols[j - 1];
+		x->fixcols[j] = (size_t)v[i];
+		n++;
+	}
+	x->nfixcols = n;
+	return 0;
+}
+
 static int
 raw_colmap(struct kernel *k, struct ex *x, char **hdr, size_t first, struct kp_err *err)
 {
@@ -103,11 +128,13 @@ raw_row(struct ex *x, struct kp_csv *c, const struct fixed *fx, char **hdr, size
 	uint32_t *cells;
 	struct kernel *k;
 	long long id;
+	int all;
 
 	if (nf != x->ncols)
 		return kp_errf(err, KP_EXIT_DATA, "%s:%lu: %zu fields, the header has %zu "
 		    "(truncated or not one ncu page?)", kp_csv_name(c), kp_csv_line(c), nf,
 		    x->ncols);
+	kp_csv_pick(c, x->fixcols, x->nfixcols);	/* a lazy record: the launch's own */
 	if (mx_parse_id(c, (size_t)fx->id, &id, err) < 0 ||
 	    (k = mx_row_kernel(x, c, fx, err)) == NULL)
 		return -1;
@@ -117,6 +144,7 @@ raw_row(struct ex *x, struct kp_csv *c, const struct fixed *fx, char **hdr, size
 		return -1;
 	if (!x->l.keep && x->l.all == NULL) {
 		/* not in the sample: only the summary keys are needed */
+		kp_csv_pick(c, x->keycols, x->nkeycols);
 		for (i = 0; i < x->nkeycols; i++) {
 			const struct kp_field *f = kp_csv_field(c, x->keycols[i]);
 			const struct col *cl = &x->cols[x->keycols[i]];
@@ -129,10 +157,12 @@ raw_row(struct ex *x, struct kp_csv *c, const struct fixed *fx, char **hdr, size
 		return mx_launch_end(x, err);
 	}
 	/* the hot loop: every cell of a kept launch (locals: no reloads through x) */
+	kp_csv_fill(c);
 	fields = kp_csv_field(c, 0);
 	cols = x->cols;
 	colmap = k->colmap;
 	cells = x->l.keep ? x->l.cells : NULL;
+	all = x->l.all != NULL;
 	for (i = first; i < nf; i++) {
 		const struct kp_field *f = &fields[i];
 		const struct col *cl = &cols[i];
@@ -140,7 +170,8 @@ raw_row(struct ex *x, struct kp_csv *c, const struct fixed *fx, char **hdr, size
 		double v;
 		int r;
 
-		if ((r = mx_cell_parse(&x->l, f->s, f->len, cl->scale, &cell, &v)) == 0)
+		if ((r = mx_cell_parse(&x->l, f->s, f->len, cl->scale, &cell,
+		    cl->key >= 0 || all ? &v : NULL)) == 0)
 			continue;
 		if (r < 0)
 			return mx_nomem(err);
@@ -148,7 +179,7 @@ raw_row(struct ex *x, struct kp_csv *c, const struct fixed *fx, char **hdr, size
 			cells[colmap[i]] = cell;
 		if (cl->key >= 0)
 			mx_launch_put(x, cl->key, cl->rank, cl->sum, v);
-		if (x->l.all != NULL && mx_launch_all_metric(x, hdr[i], v, cl->unit) < 0)
+		if (all && mx_launch_all_metric(x, hdr[i], v, cl->unit) < 0)
 			return mx_nomem(err);
 	}
 	return mx_launch_end(x, err);
@@ -182,8 +213,11 @@ mx_read_raw(struct ex *x, struct kp_csv *c, struct kp_err *err)
 		    kp_csv_name(c), kp_csv_line(c));
 		goto out;
 	}
-	if (raw_units(x, c, hdr, nh, first, err) < 0)
+	if (raw_units(x, c, hdr, nh, first, err) < 0 || fixcols(x, &fx) < 0 ||
+	    kp_csv_lazy(c, 1) < 0) {
+		mx_nomem(err);
 		goto out;
+	}
 	while ((r = kp_csv_next(c, err)) == 1)
 		if (raw_row(x, c, &fx, hdr, first, err) < 0)
 			goto out;

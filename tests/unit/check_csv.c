@@ -357,6 +357,82 @@ START_TEST(test_csv_random_records_fast_and_slow)
 }
 END_TEST
 
+/* Lazy records: nothing set until picked; the picked bytes are the split ones. */
+START_TEST(test_csv_lazy_pick_and_fill)
+{
+	struct kp_err err;
+	const char *s = "\"a\",\"1,918,432\",\"\",\"d\"\n"
+	    "\"e\",\"f\",\"g\",\"h\r\"\n"
+	    "\"i\",\"j\",\"k\",\"l\"\r\n"
+	    "\"m\",n \"\"q\"\",\"o\",\"p\"\n";
+	static const size_t two[] = { 1, 3 }, last[] = { 3 }, first[] = { 0 };
+	struct kp_csv *c = from_string(s);
+
+	ck_assert_int_eq(kp_csv_lazy(c, 1), 0);
+	ck_assert_int_eq(kp_csv_next(c, &err), 1);
+	ck_assert_uint_eq(kp_csv_nfields(c), 4);
+	ck_assert_ptr_null(kp_csv_field(c, 0));
+	kp_csv_pick(c, two, 2);
+	ck_assert_str_eq(kp_csv_field(c, 1)->s, "1,918,432");
+	ck_assert_uint_eq(kp_csv_field(c, 1)->len, 9);
+	ck_assert_str_eq(kp_csv_field(c, 3)->s, "d");
+	ck_assert_ptr_null(kp_csv_field(c, 2));
+	kp_csv_fill(c);
+	ck_assert_str_eq(kp_csv_field(c, 0)->s, "a");
+	ck_assert_uint_eq(kp_csv_field(c, 2)->len, 0);
+	ck_assert_int_eq(kp_csv_next(c, &err), 1);	/* a CR inside the last quotes */
+	ck_assert_ptr_null(kp_csv_field(c, 1));	/* picks are per record */
+	kp_csv_pick(c, last, 1);
+	ck_assert_str_eq(kp_csv_field(c, 3)->s, "h");
+	ck_assert_int_eq(kp_csv_next(c, &err), 1);	/* CRLF */
+	kp_csv_pick(c, last, 1);
+	ck_assert_str_eq(kp_csv_field(c, 3)->s, "l");
+	kp_csv_pick(c, first, 1);	/* an earlier field after a later one */
+	ck_assert_str_eq(kp_csv_field(c, 0)->s, "i");
+	ck_assert_int_eq(kp_csv_next(c, &err), 1);	/* not the fast form: split whole */
+	ck_assert_str_eq(kp_csv_field(c, 1)->s, "n \"\"q\"\"");
+	ck_assert_str_eq(kp_csv_field(c, 3)->s, "p");
+	ck_assert_int_eq(kp_csv_next(c, &err), 0);
+	kp_csv_close(c);
+}
+END_TEST
+
+/* A real raw page read lazily, every 7th field picked, then all: as read whole. */
+START_TEST(test_csv_lazy_real_raw_page)
+{
+	struct kp_err err;
+	struct kp_csv *a, *b;
+	size_t idx[256], n, i, rec = 0;
+	int ra, rb;
+
+	ck_assert_ptr_nonnull(a = kp_csv_open_path(KP_FIXTURES "/h200/torch_mix/basic_raw_200.csv",
+	    &err));
+	ck_assert_ptr_nonnull(b = kp_csv_open_path(KP_FIXTURES "/h200/torch_mix/basic_raw_200.csv",
+	    &err));
+	ck_assert_int_eq(kp_csv_lazy(b, 1), 0);
+	while ((ra = kp_csv_next(a, &err)) == 1) {
+		ck_assert_int_eq(rb = kp_csv_next(b, &err), 1);
+		ck_assert_uint_eq(kp_csv_nfields(a), kp_csv_nfields(b));
+		for (n = 0, i = rec % 7; i < kp_csv_nfields(b) && n < 256; i += 7)
+			idx[n++] = i;
+		kp_csv_pick(b, idx, n);
+		for (i = 0; i < n; i++) {
+			ck_assert_uint_eq(kp_csv_field(a, idx[i])->len, kp_csv_field(b, idx[i])->len);
+			ck_assert_str_eq(kp_csv_field(a, idx[i])->s, kp_csv_field(b, idx[i])->s);
+		}
+		kp_csv_fill(b);
+		for (i = 0; i < kp_csv_nfields(a); i++)
+			ck_assert_str_eq(kp_csv_field(a, i)->s, kp_csv_field(b, i)->s);
+		rec++;
+	}
+	ck_assert_int_eq(ra, 0);
+	ck_assert_int_eq(kp_csv_next(b, &err), 0);
+	ck_assert_uint_gt(rec, 200);
+	kp_csv_close(a);
+	kp_csv_close(b);
+}
+END_TEST
+
 static Suite *
 csv_suite(void)
 {
@@ -376,6 +452,8 @@ csv_suite(void)
 	tcase_add_test(tc, test_csv_fast_record_then_newline_in_quotes);
 	tcase_add_test(tc, test_csv_all_quoted_no_newline_at_end);
 	tcase_add_test(tc, test_csv_random_records_fast_and_slow);
+	tcase_add_test(tc, test_csv_lazy_pick_and_fill);
+	tcase_add_test(tc, test_csv_lazy_real_raw_page);
 	suite_add_tcase(s, tc);
 	return s;
 }
