@@ -60,7 +60,8 @@ details_row(struct ex *x, struct kp_csv *c, struct details *d, struct kp_err *er
 		snprintf(d->lastunit, sizeof(d->lastunit), "%s", unit->s);
 	}
 	snprintf(d->key, sizeof(d->key), "%s/%s", sec->s, name->s);
-	if ((m = mx_metric_get(k, d->key, d->u.known ? d->u.base : unit->s, d->u.known)) < 0 ||
+	if ((m = mx_metric_get(x, d->key, d->u.known ? d->u.base : unit->s)) < 0 ||
+	    mx_kernel_metric(x, k, (uint32_t)m, d->u.known ? d->u.base : unit->s) < 0 ||
 	    mx_cell_parse(&x->l, val->s, val->len, d->u.scale, &cell, &v) < 0 ||
 	    (x->l.keep && mx_cells_fit(&x->l, (size_t)m) < 0))
 		return mx_nomem(err);
@@ -76,7 +77,7 @@ details_row(struct ex *x, struct kp_csv *c, struct details *d, struct kp_err *er
 		return mx_nomem(err);
 	if (key >= 0)
 		mx_launch_put(x, key, rank, sum, v);
-	if (mx_launch_all_metric(x, d->key, v, k->m[m].unit) < 0)
+	if (mx_launch_all_metric(x, d->key, v, mx_metric_unit(x, k, (uint32_t)m)) < 0)
 		return mx_nomem(err);
 	return 0;
 }

@@ -74,10 +74,10 @@ mx_kernel_free(struct kernel *k)
 
 	if (k == NULL)
 		return;
-	for (i = 0; i < k->nm; i++) {
-		free(k->m[i].name);
-		free(k->m[i].unit);
-	}
+	for (i = 0; i < k->nuover; i++)
+		free(k->uover[i].unit);
+	free(k->uover);
+	free(k->seen);
 	for (i = 0; i < k->nsamp; i++)
 		free(k->samp[i]);
 	free(k->samp);
@@ -85,15 +85,10 @@ mx_kernel_free(struct kernel *k)
 		free(k->unknown[i]);
 	free(k->unknown);
 	free(k->keys);
-	free(k->m);
-	free(k->mslot);
 	free(k->ids);
-	free(k->colmap);
 	free(k->device);
 	free(k->cc);
 	free(k->jname);
-	free(k->med);
-	free(k->order);
 	free(k->name);
 	free(k);
 }
@@ -198,65 +193,132 @@ mx_kernel_get(struct ex *x, const char *name, size_t len)
 }
 
 static int
-mslot_grow(struct kernel *k)
+mslot_grow(struct ex *x)
 {
-	size_t n = k->mslots ? k->mslots * 2 : 256, i;
+	size_t n = x->mslots ? x->mslots * 2 : 1024, i;
 	uint32_t *ns = calloc(n, sizeof(*ns));
 
 	if (ns == NULL)
 		return -1;
-	for (i = 0; i < k->nm; i++) {
-		size_t j = k->m[i].hash & (n - 1);
+	for (i = 0; i < x->nm; i++) {
+		size_t j = x->m[i].hash & (n - 1);
 
 		while (ns[j] != 0)
 			j = (j + 1) & (n - 1);
 		ns[j] = (uint32_t)i + 1;
 	}
-	free(k->mslot);
-	k->mslot = ns;
-	k->mslots = n;
+	free(x->mslot);
+	x->mslot = ns;
+	x->mslots = n;
 	return 0;
 }
 
-/* The index of a kernel's metric, created with its unit; -1 out of memory. */
+/* The id of a metric, created with its unit; -1 out of memory. */
 long
-mx_metric_get(struct kernel *k, const char *name, const char *unit, int known)
+mx_metric_get(struct ex *x, const char *name, const char *unit)
 {
 	uint64_t h = kp_fnv1a(name, strlen(name), KP_FNV1A_INIT);
 	size_t j;
 	struct metric *m;
 
-	if (k->mslots == 0 && mslot_grow(k) < 0)
+	if (x->mslots == 0 && mslot_grow(x) < 0)
 		return -1;
-	for (j = h & (k->mslots - 1); k->mslot[j] != 0; j = (j + 1) & (k->mslots - 1)) {
-		m = &k->m[k->mslot[j] - 1];
+	for (j = h & (x->mslots - 1); x->mslot[j] != 0; j = (j + 1) & (x->mslots - 1)) {
+		m = &x->m[x->mslot[j] - 1];
 		if (m->hash == h && strcmp(m->name, name) == 0)
-			return (long)k->mslot[j] - 1;
+			return (long)x->mslot[j] - 1;
 	}
-	if (k->nm == k->mcap) {
-		size_t cap = k->mcap ? k->mcap * 2 : 64;
-		struct metric *nm = realloc(k->m, cap * sizeof(*nm));
+	if (x->nm == x->mcap) {
+		size_t cap = x->mcap ? x->mcap * 2 : 1024;
+		struct metric *nm;
 
-		if (nm == NULL)
+		if (cap > UINT32_MAX / 2 || (nm = realloc(x->m, cap * sizeof(*nm))) == NULL)
 			return -1;
-		k->m = nm;
-		k->mcap = cap;
+		x->m = nm;
+		x->mcap = cap;
 	}
-	m = &k->m[k->nm];
+	m = &x->m[x->nm];
 	memset(m, 0, sizeof(*m));
 	m->name = strdup(name);
 	m->unit = strdup(unit);
 	m->hash = h;
-	m->known = known;
 	if (m->name == NULL || m->unit == NULL) {
 		free(m->name);
 		free(m->unit);
 		return -1;
 	}
-	k->mslot[j] = (uint32_t)++k->nm;
-	if (k->nm * 2 > k->mslots && mslot_grow(k) < 0)
+	x->mslot[j] = (uint32_t)++x->nm;
+	if (x->nm * 2 > x->mslots && mslot_grow(x) < 0)
 		return -1;
-	return (long)k->nm - 1;
+	return (long)x->nm - 1;
+}
+
+/*
+ * Kernel k has metric id, first seen with unit: the first unit a kernel sees
+ * stays its own, as when each kernel had its own table.  -1 out of memory.
+ */
+int
+mx_kernel_metric(struct ex *x, struct kernel *k, uint32_t id, const char *unit)
+{
+	size_t w = id / 64;
+	struct uover *nu;
+
+	if (w < k->seenwords && (k->seen[w] >> (id % 64) & 1))
+		return 0;
+	if (w >= k->seenwords) {
+		size_t n = k->seenwords ? k->seenwords : 4;
+		uint64_t *ns;
+
+		while (n <= w)
+			n *= 2;
+		if ((ns = realloc(k->seen, n * sizeof(*ns))) == NULL)
+			return -1;
+		memset(ns + k->seenwords, 0, (n - k->seenwords) * sizeof(*ns));
+		k->seen = ns;
+		k->seenwords = n;
+	}
+	k->seen[w] |= (uint64_t)1 << (id % 64);
+	k->nm++;
+	if (id + 1 > k->span)
+		k->span = id + 1;
+	if (strcmp(x->m[id].unit, unit) == 0)
+		return 0;
+	if ((nu = realloc(k->uover, (k->nuover + 1) * sizeof(*nu))) == NULL)
+		return -1;
+	k->uover = nu;
+	if ((nu[k->nuover].unit = strdup(unit)) == NULL)
+		return -1;
+	nu[k->nuover++].id = id;
+	return 0;
+}
+
+/* Kernel k's unit of metric id. */
+const char *
+mx_metric_unit(const struct ex *x, const struct kernel *k, uint32_t id)
+{
+	size_t i;
+
+	for (i = 0; i < k->nuover; i++)
+		if (k->uover[i].id == id)
+			return k->uover[i].unit;
+	return x->m[id].unit;
+}
+
+void
+mx_metrics_free(struct ex *x)
+{
+	size_t i;
+
+	for (i = 0; i < x->nm; i++) {
+		free(x->m[i].name);
+		free(x->m[i].unit);
+		free(x->m[i].jname);
+	}
+	free(x->m);
+	free(x->mslot);
+	free(x->byname);
+	free(x->med);
+	free(x->hasmed);
 }
 
 int

@@ -52,7 +52,7 @@ mx_launch_start(struct ex *x, struct kernel *k, long long id, struct kp_err *err
 	x->l.id = id;
 	/* launches counts the ones before this one */
 	x->l.keep = mx_launch_sampled(x, k);
-	if (x->l.keep && k->nm > 0 && mx_cells_fit(&x->l, k->nm - 1) < 0)
+	if (x->l.keep && k->span > 0 && mx_cells_fit(&x->l, k->span - 1) < 0)
 		return mx_nomem(err);
 	if (x->all_metrics && (x->l.all = json_object()) == NULL)
 		return mx_nomem(err);

@@ -68,6 +68,7 @@ ex_free(struct ex *x)
 	json_decref(x->l.all);
 	json_decref(x->inputs);
 	mx_cols_free(x);
+	mx_metrics_free(x);
 }
 
 struct jsonl_out {

@@ -38,11 +38,22 @@ struct acc {			/* a summary key over all launches: exact */
 	double min, max, sum;
 };
 
+/*
+ * A metric of the extraction: one table for every kernel and file (a metric
+ * is the same column of every kernel), its id the cell index of every
+ * kept launch.  unit is the first seen; a kernel that saw the metric first
+ * with another unit keeps that one (struct kernel.uover).
+ */
 struct metric {
 	char *name;
 	char *unit;		/* base unit, or the unknown unit as printed */
 	uint64_t hash;		/* of name: kept for the table's growth and probes */
-	int known;
+	char *jname;		/* name as a JSON string, once (metrics_all.json) */
+};
+
+struct uover {			/* kernel's own unit of a metric */
+	uint32_t id;
+	char *unit;
 };
 
 /*
@@ -80,27 +91,26 @@ struct kernel {
 	double total_dur;
 	struct acc *keys;	/* by key id */
 	size_t nkeys;
-	struct metric *m;
-	size_t nm, mcap;
+	uint64_t *seen;		/* metric ids this kernel has (bits) */
+	size_t seenwords;
+	size_t nm;		/* how many: its block size in the budget */
+	size_t span;		/* highest id + 1: its cells */
+	struct uover *uover;	/* rare: units other than the table's */
+	size_t nuover;
 	struct block **samp;	/* the kept launches, at most MX_KEEP */
 	uint32_t nsamp;
 	uint64_t rng;		/* the reservoir's */
 	size_t budgeted;	/* bytes a block of this kernel counts in x->bytes */
-	uint32_t *mslot;	/* open addressing: index + 1, 0 empty */
-	size_t mslots;
 	struct idrange *ids;	/* the lowest distinct IDs, sorted ranges */
 	size_t nids, idcap;
 	unsigned long long idn;	/* IDs in the ranges, at most KP_IDS_LISTED */
 	int ids_cut;		/* higher IDs were dropped */
 	char **unknown;
 	size_t nunknown;
-	int *colmap;		/* raw page: column -> metric index, for file colfile */
-	size_t colfile;
+	size_t colfile;		/* raw page: the file whose columns it has marked */
 	char *jname;		/* the name as a JSON string, for metrics_extracted.jsonl */
 	int jstate;		/* 0 not yet, 1 jname set, -1 jansson refuses the name */
-	double *med;		/* kernel_medians(): by metric index */
-	struct metric **order;	/* the metrics with a value, by name */
-	size_t nmed;
+	size_t nmed;		/* metrics with a median (kernel_medians) */
 };
 
 struct col {			/* a metric column of a raw page */
@@ -108,6 +118,7 @@ struct col {			/* a metric column of a raw page */
 	char *unit;
 	int known;
 	int key, rank, sum;	/* summary source, key -1 when none */
+	uint32_t id;		/* its metric */
 };
 
 struct launch {
@@ -133,6 +144,15 @@ struct ex {
 	size_t nk, kcap;
 	struct kernel **kslot;
 	size_t kslots;
+	struct metric *m;	/* the metrics of every kernel */
+	size_t nm, mcap;
+	uint32_t *mslot;	/* open addressing: index + 1, 0 empty */
+	size_t mslots;
+	uint32_t *byname;	/* metric ids in name order (mx_metric_order) */
+	size_t nbyname;
+	double *med;		/* kernel_medians(): one kernel's, by id */
+	unsigned char *hasmed;
+	struct kernel *medk;	/* the kernel med holds */
 	char **keyname;		/* key id -> name ("stalls.<reason>" for stalls) */
 	size_t nkeys, keycap;
 	int all_metrics;
@@ -208,7 +228,10 @@ int mx_raw_source(struct ex *x, const char *metric, int *rank, int *sum);
 void mx_kernel_free(struct kernel *k);
 struct kernel *mx_kernel_find(struct ex *x, const char *name, size_t len);
 struct kernel *mx_kernel_get(struct ex *x, const char *name, size_t len);
-long mx_metric_get(struct kernel *k, const char *name, const char *unit, int known);
+long mx_metric_get(struct ex *x, const char *name, const char *unit);
+int mx_kernel_metric(struct ex *x, struct kernel *k, uint32_t id, const char *unit);
+const char *mx_metric_unit(const struct ex *x, const struct kernel *k, uint32_t id);
+void mx_metrics_free(struct ex *x);
 int mx_kernel_unknown_unit(struct kernel *k, const char *unit);
 int mx_kernel_add_id(struct kernel *k, long long id);
 int mx_kernel_keys_fit(struct ex *x, struct kernel *k);

@@ -36,6 +36,7 @@ raw_units(struct ex *x, struct kp_csv *c, char **hdr, size_t nh, size_t first,
 	/* a page has thousands of columns and a few dozen distinct units */
 	struct { const char *s; struct kp_unit u; } seen[32];
 	size_t i, j, nseen = 0;
+	long m;
 
 	if ((x->cols = calloc(nh, sizeof(*x->cols))) == NULL ||
 	    (x->keycols = calloc(nh, sizeof(*x->keycols))) == NULL)
@@ -62,8 +63,10 @@ raw_units(struct ex *x, struct kp_csv *c, char **hdr, size_t nh, size_t first,
 		}
 		cl->scale = u.scale;
 		cl->known = u.known;
-		if ((cl->unit = strdup(u.known ? u.base : f->s)) == NULL)
+		if ((cl->unit = strdup(u.known ? u.base : f->s)) == NULL ||
+		    (m = mx_metric_get(x, hdr[i], cl->unit)) < 0)
 			return mx_nomem(err);
+		cl->id = (uint32_t)m;
 		if ((cl->key = mx_raw_source(x, hdr[i], &cl->rank, &cl->sum)) == -1)
 			return mx_nomem(err);
 		if (cl->key >= 0)
@@ -94,23 +97,16 @@ fixcols(struct ex *x, const struct fixed *fx)
 	return 0;
 }
 
+/* The file's metrics are kernel k's too (once per kernel and file). */
 static int
-raw_colmap(struct kernel *k, struct ex *x, char **hdr, size_t first, struct kp_err *err)
+raw_kernel_cols(struct kernel *k, struct ex *x, size_t first, struct kp_err *err)
 {
 	size_t i;
 
-	free(k->colmap);
-	if ((k->colmap = malloc(x->ncols * sizeof(*k->colmap))) == NULL)
-		return mx_nomem(err);
-	for (i = 0; i < x->ncols; i++) {
-		long m = -1;
-
-		if (i >= first && (m = mx_metric_get(k, hdr[i], x->cols[i].unit,
-		    x->cols[i].known)) < 0)
+	for (i = first; i < x->ncols; i++) {
+		if (mx_kernel_metric(x, k, x->cols[i].id, x->cols[i].unit) < 0)
 			return mx_nomem(err);
-		k->colmap[i] = (int)m;
-		if (i >= first && !x->cols[i].known &&
-		    mx_kernel_unknown_unit(k, x->cols[i].unit) < 0)
+		if (!x->cols[i].known && mx_kernel_unknown_unit(k, x->cols[i].unit) < 0)
 			return mx_nomem(err);
 	}
 	k->colfile = x->file;
@@ -124,7 +120,6 @@ raw_row(struct ex *x, struct kp_csv *c, const struct fixed *fx, char **hdr, size
 	size_t i, nf = kp_csv_nfields(c);
 	const struct kp_field *fields;
 	const struct col *cols;
-	const int *colmap;
 	uint32_t *cells;
 	struct kernel *k;
 	long long id;
@@ -138,7 +133,7 @@ raw_row(struct ex *x, struct kp_csv *c, const struct fixed *fx, char **hdr, size
 	if (mx_parse_id(c, (size_t)fx->id, &id, err) < 0 ||
 	    (k = mx_row_kernel(x, c, fx, err)) == NULL)
 		return -1;
-	if (k->colfile != x->file && raw_colmap(k, x, hdr, first, err) < 0)
+	if (k->colfile != x->file && raw_kernel_cols(k, x, first, err) < 0)
 		return -1;
 	if (mx_launch_start(x, k, id, err) < 0)
 		return -1;
@@ -160,7 +155,6 @@ raw_row(struct ex *x, struct kp_csv *c, const struct fixed *fx, char **hdr, size
 	kp_csv_fill(c);
 	fields = kp_csv_field(c, 0);
 	cols = x->cols;
-	colmap = k->colmap;
 	cells = x->l.keep ? x->l.cells : NULL;
 	all = x->l.all != NULL;
 	for (i = first; i < nf; i++) {
@@ -176,7 +170,7 @@ raw_row(struct ex *x, struct kp_csv *c, const struct fixed *fx, char **hdr, size
 		if (r < 0)
 			return mx_nomem(err);
 		if (cells != NULL)
-			cells[colmap[i]] = cell;
+			cells[cl->id] = cell;
 		if (cl->key >= 0)
 			mx_launch_put(x, cl->key, cl->rank, cl->sum, v);
 		if (all && mx_launch_all_metric(x, hdr[i], v, cl->unit) < 0)

@@ -93,46 +93,74 @@ kp_kernel_function(const char *name)
 }
 
 /*
- * The medians of a kernel's metrics over its kept launches, TILE metrics at
- * a time: each block gives TILE adjacent cells, gathered into one column of
- * values per metric.
+ * The metric ids in name order, once for all kernels: jansson dumps an
+ * object's keys in the order they were set, and metrics_all.json is written
+ * in that order.  -1 out of memory.
  */
-#define TILE 64
+static const struct metric *sort_m;
+
 static int
 by_name(const void *a, const void *b)
 {
-	return strcmp((*(struct metric *const *)a)->name, (*(struct metric *const *)b)->name);
+	return strcmp(sort_m[*(const uint32_t *)a].name, sort_m[*(const uint32_t *)b].name);
+}
+
+static int
+metric_order(struct ex *x)
+{
+	size_t i;
+
+	if (x->byname != NULL && x->nbyname == x->nm)
+		return 0;
+	free(x->byname);
+	free(x->med);
+	free(x->hasmed);
+	x->medk = NULL;
+	x->byname = malloc((x->nm ? x->nm : 1) * sizeof(*x->byname));
+	x->med = malloc((x->nm ? x->nm : 1) * sizeof(*x->med));
+	x->hasmed = malloc(x->nm ? x->nm : 1);
+	if (x->byname == NULL || x->med == NULL || x->hasmed == NULL)
+		return -1;
+	for (i = 0; i < x->nm; i++)
+		x->byname[i] = (uint32_t)i;
+	sort_m = x->m;
+	qsort(x->byname, x->nm, sizeof(*x->byname), by_name);
+	x->nbyname = x->nm;
+	return 0;
 }
 
 /*
- * Each metric's median over the kept launches (k->med, by metric index) and
- * the metrics that have one, in name order (k->order): jansson dumps an
- * object's keys in the order they were set, and metrics_all.json is written
- * in that order.  Computed once; -1 out of memory.
+ * The medians of a kernel's metrics over its kept launches (x->med and
+ * x->hasmed, by id, for one kernel at a time: x->medk), TILE metrics at a
+ * time: each block gives TILE adjacent cells, gathered into one column of
+ * values per metric.  -1 out of memory.
  */
+#define TILE 64
 static int
-kernel_medians(struct kernel *k)
+kernel_medians(struct ex *x, struct kernel *k)
 {
 	double *col;
 	size_t cnt[TILE], m0, j, s, colsize;
 	int mapped;
 
-	if (k->med != NULL || k->nm == 0 || k->nsamp == 0)
+	if (metric_order(x) < 0)
+		return -1;
+	if (x->medk == k)
+		return 0;
+	memset(x->hasmed, 0, x->nm);
+	k->nmed = 0;
+	x->medk = k;
+	if (k->span == 0 || k->nsamp == 0)
 		return 0;
 	/* up to 512 KB, written whole: faulted in at once when big */
 	colsize = (size_t)TILE * k->nsamp * sizeof(*col);
 	mapped = colsize >= ((size_t)128 << 10) && (col = kp_populated(colsize)) != NULL;
-	if ((!mapped && (col = malloc(colsize)) == NULL) ||
-	    (k->med = malloc(k->nm * sizeof(*k->med))) == NULL ||
-	    (k->order = malloc(k->nm * sizeof(*k->order))) == NULL) {
-		if (mapped)
-			kp_populated_free(col, colsize);
-		else
-			free(col);
+	if (!mapped && (col = malloc(colsize)) == NULL) {
+		x->medk = NULL;
 		return -1;
 	}
-	for (m0 = 0; m0 < k->nm; m0 += TILE) {
-		size_t nt = k->nm - m0 < TILE ? k->nm - m0 : TILE;
+	for (m0 = 0; m0 < k->span; m0 += TILE) {
+		size_t nt = k->span - m0 < TILE ? k->span - m0 : TILE;
 
 		memset(cnt, 0, sizeof(cnt));
 		for (s = 0; s < k->nsamp; s++) {
@@ -148,33 +176,34 @@ kernel_medians(struct kernel *k)
 		for (j = 0; j < nt; j++) {
 			if (cnt[j] == 0)
 				continue;
-			k->med[m0 + j] = mx_median(col + j * k->nsamp, cnt[j]);
-			k->order[k->nmed++] = &k->m[m0 + j];
+			x->med[m0 + j] = mx_median(col + j * k->nsamp, cnt[j]);
+			x->hasmed[m0 + j] = 1;
+			k->nmed++;
 		}
 	}
 	if (mapped)
 		kp_populated_free(col, colsize);
 	else
 		free(col);
-	qsort(k->order, k->nmed, sizeof(*k->order), by_name);
 	return 0;
 }
 
 /* The medians into met and units: all of them, or the key metrics only. */
 static int
-metrics_json(struct kernel *k, json_t *met, json_t *units, int key_only)
+metrics_json(struct ex *x, struct kernel *k, json_t *met, json_t *units, int key_only)
 {
 	size_t j;
 
-	if (kernel_medians(k) < 0)
+	if (kernel_medians(x, k) < 0)
 		return -1;
-	for (j = 0; j < k->nmed; j++) {
-		const struct metric *m = k->order[j];
+	for (j = 0; j < x->nm && k->nmed > 0; j++) {
+		uint32_t id = x->byname[j];
+		const struct metric *m = &x->m[id];
 
-		if (key_only && !kp_key_metric(m->name))
+		if (id >= k->span || !x->hasmed[id] || (key_only && !kp_key_metric(m->name)))
 			continue;
-		if (mx_jset(met, m->name, mx_jnum(k->med[m - k->m])) < 0 ||
-		    mx_jset(units, m->name, json_string(m->unit)) < 0)
+		if (mx_jset(met, m->name, mx_jnum(x->med[id])) < 0 ||
+		    mx_jset(units, m->name, json_string(mx_metric_unit(x, k, id))) < 0)
 			return -1;
 	}
 	return 0;
@@ -224,7 +253,7 @@ kernel_json(struct ex *x, struct kernel *k)
 			goto fail;
 	}
 	sampled |= k->launches > k->nsamp;
-	if (metrics_json(k, met, units, x->short_maps) < 0 ||
+	if (metrics_json(x, k, met, units, x->short_maps) < 0 ||
 	    mx_jset(o, "metrics_count", json_integer((json_int_t)k->nmed)) < 0)
 		goto fail;
 	if (k->nunknown > 1)
@@ -302,24 +331,29 @@ mx_summary_json(struct ex *x, struct kp_err *err)
  */
 /* A kernel's "metrics" (values) or "units" map, indented as jansson does. */
 static int
-write_map(FILE *fp, const struct kernel *k, int units, const char *path, struct kp_err *err)
+write_map(struct ex *x, FILE *fp, const struct kernel *k, int units, const char *path,
+    struct kp_err *err)
 {
 	char num[64];
-	size_t j;
+	size_t j, n = 0;
 
 	fputs(units ? "      \"units\": {" : "      \"metrics\": {", fp);
-	for (j = 0; j < k->nmed; j++) {
-		const struct metric *m = k->order[j];
+	for (j = 0; j < x->nm && k->nmed > 0; j++) {
+		uint32_t id = x->byname[j];
+		struct metric *m = &x->m[id];
 
-		fputs(j > 0 ? ",\n        " : "\n        ", fp);
-		if (mx_put_jstr(fp, m->name) < 0)
+		if (id >= k->span || !x->hasmed[id])
+			continue;
+		fputs(n++ > 0 ? ",\n        " : "\n        ", fp);
+		if (m->jname == NULL && (m->jname = mx_jesc(m->name)) == NULL)
 			return kp_errf(err, KP_EXIT_DATA, "%s: a metric name jansson refuses", path);
+		fputs(m->jname, fp);
 		fputs(": ", fp);
 		if (units) {
-			if (mx_put_jstr(fp, m->unit) < 0)
+			if (mx_put_jstr(fp, mx_metric_unit(x, k, id)) < 0)
 				return kp_errf(err, KP_EXIT_DATA, "%s: a unit jansson refuses", path);
 		} else {
-			*mx_put_num(num, k->med[m - k->m]) = '\0';
+			*mx_put_num(num, x->med[id]) = '\0';
 			fputs(num, fp);
 		}
 	}
@@ -336,16 +370,16 @@ mx_write_all(struct ex *x, FILE *fp, const char *path, struct kp_err *err)
 	for (i = 0; i < x->nk; i++) {
 		struct kernel *k = x->k[i];
 
-		if (kernel_medians(k) < 0)
+		if (kernel_medians(x, k) < 0)
 			return mx_nomem(err);
 		fputs(i > 0 ? ",\n    {\n" : "\n    {\n", fp);
-		if (write_map(fp, k, 0, path, err) < 0)
+		if (write_map(x, fp, k, 0, path, err) < 0)
 			return -1;
 		fputs(",\n      \"name\": ", fp);
 		if (mx_put_jstr(fp, k->name) < 0)
 			return kp_errf(err, KP_EXIT_DATA, "%s: a kernel name jansson refuses", path);
 		fputs(",\n", fp);
-		if (write_map(fp, k, 1, path, err) < 0)
+		if (write_map(x, fp, k, 1, path, err) < 0)
 			return -1;
 		fputs("\n    }", fp);
 	}
