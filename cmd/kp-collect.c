@@ -795,7 +795,7 @@ extract_all(struct run *r)
 	char *owned[KP_NSTAGES];
 	size_t n = 0, i;
 	struct kp_err err;
-	json_t *sum, *now = json_array(), *earlier = json_array();
+	json_t *now = json_array(), *earlier = json_array();
 	int s;
 	char *out;
 
@@ -821,9 +821,8 @@ extract_all(struct run *r)
 	free(out);
 	if (n == 0)
 		return;
-	if ((sum = kp_extract_to_dir(paths, n, r->details, r->profile_dir, 0, &err)) == NULL)
+	if (kp_extract_to_dir(paths, n, r->details, r->profile_dir, 0, NULL, NULL, &err) < 0)
 		kp_die_err(&err);
-	json_decref(sum);
 	for (i = 0; i < n; i++)
 		free(owned[i]);
 }

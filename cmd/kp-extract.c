@@ -98,42 +98,35 @@ stdin_is_record(void)
 }
 
 /* Once per unit: values in a unit kp does not know are kept unscaled. */
-static void
-warn_units(json_t *summary)
+/*
+ * A kernel of the summary written: its unknown units to stderr (each once),
+ * its record to stdout.
+ */
+struct kernels_out {
+	json_t *seen;		/* units warned about */
+	const char *profile_dir;
+};
+
+static int
+put_kernel(json_t *k, int primary, void *arg, struct kp_err *err)
 {
-	json_t *ks = json_object_get(summary, "kernels"), *k, *u, *seen = json_object();
-	size_t i, j;
+	struct kernels_out *o = arg;
+	json_t *u, *rec;
+	size_t j;
 
-	json_array_foreach(ks, i, k) {
-		json_array_foreach(json_object_get(k, "unknown_units"), j, u) {
-			const char *s = json_string_value(u);
+	json_array_foreach(json_object_get(k, "unknown_units"), j, u) {
+		const char *s = json_string_value(u);
 
-			if (s == NULL || json_object_get(seen, s) != NULL)
-				continue;
-			json_object_set_new(seen, s, json_true());
-			kp_warn("unknown unit \"%s\": values kept unscaled", s);
-		}
+		if (s == NULL || json_object_get(o->seen, s) != NULL)
+			continue;
+		json_object_set_new(o->seen, s, json_true());
+		kp_warn("unknown unit \"%s\": values kept unscaled", s);
 	}
-	json_decref(seen);
-}
-
-static void
-print_kernels(json_t *summary, const char *profile_dir)
-{
-	struct kp_err err;
-	json_t *ks = json_object_get(summary, "kernels"), *k;
-	json_int_t primary = json_integer_value(json_object_get(summary, "primary"));
-	size_t i;
-
-	json_array_foreach(ks, i, k) {
-		json_t *rec = json_pack("{s:s, s:O, s:O, s:O, s:O, s:b}", "kind", "kernel",
-		    "name", json_object_get(k, "name"), "function",
-		    json_object_get(k, "function"), "launches", json_object_get(k, "launches"),
-		    "summary", json_object_get(k, "summary"), "primary", (json_int_t)i == primary);
-
-		if (kp_jsonl_put(stdout, rec, profile_dir, &err) < 0)
-			kp_die_err(&err);
-	}
+	rec = json_pack("{s:s, s:O, s:O, s:O, s:O, s:b}", "kind", "kernel",
+	    "name", json_object_get(k, "name"), "function",
+	    json_object_get(k, "function"), "launches", json_object_get(k, "launches"),
+	    "summary", json_object_get(k, "summary"), "primary", primary);
+	return kp_jsonl_put(stdout, rec, o->profile_dir, err);
 }
 
 int
@@ -153,7 +146,7 @@ main(int argc, char *argv[])
 	const char **paths;
 	size_t npaths, ninputs = 0, i;
 	int ch, all = 0;
-	json_t *s;
+	struct kernels_out ko;
 
 	kp_init(argv[0], synopsis);
 	while ((ch = kp_getopt(argc, argv, "ho:", longopts)) != -1) {
@@ -203,11 +196,13 @@ main(int argc, char *argv[])
 	if (outdir == NULL)
 		outdir = ".";
 
-	if ((s = kp_extract_to_dir(paths, npaths, outdir, profile_dir, all, &err)) == NULL)
+	ko.seen = json_object();
+	ko.profile_dir = profile_dir;
+	if (ko.seen == NULL)
+		kp_die(KP_EXIT_ENV, "out of memory");
+	if (kp_extract_to_dir(paths, npaths, outdir, profile_dir, all, put_kernel, &ko, &err) < 0)
 		kp_die_err(&err);
-	warn_units(s);
-	print_kernels(s, profile_dir);
-	json_decref(s);
+	json_decref(ko.seen);
 	if (profile_dir != NULL) {
 		for (i = 0; i < npaths; i++)
 			free((char *)paths[i]);

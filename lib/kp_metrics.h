@@ -23,15 +23,23 @@ json_t *kp_extract_files(const char *const *paths, size_t npaths, int all_metric
     json_t **launches_out, struct kp_err *err);
 
 /*
- * The same, then write OUTDIR/metrics_summary.json (each kernel's "metrics" and
- * "units" cut to the key metrics, kp_key_metric; "metrics_all" names the other
- * file), OUTDIR/metrics_all.json (schema "kp-metrics-all/1": the kernels in the
- * same order with every metric) and OUTDIR/metrics_extracted.jsonl atomically
- * (all three or none).  profile_dir (may be NULL) is added to every JSONL
- * record.  Returns the summary written (new reference) or NULL.
+ * The same, written to OUTDIR/metrics_summary.json (each kernel's "metrics"
+ * and "units" cut to the key metrics, kp_key_metric; "metrics_all" names the
+ * other file), OUTDIR/metrics_all.json (schema "kp-metrics-all/1": the
+ * kernels in the same order with every metric) and
+ * OUTDIR/metrics_extracted.jsonl atomically (all three or none), a kernel at
+ * a time: memory does not grow with the kernels or the launches.
+ * profile_dir (may be NULL) is added to every JSONL record.  Once the three
+ * are in place, each (may be NULL) is called for every kernel in the
+ * summary's order with the kernel's object as written but for its "metrics",
+ * "units", "metrics_count" and "ids", and whether it is the summary's
+ * "primary" (a borrowed reference; -1 from each stops the calls).  Returns 0,
+ * or -1 with err.
  */
-json_t *kp_extract_to_dir(const char *const *paths, size_t npaths, const char *outdir,
-    const char *profile_dir, int all_metrics, struct kp_err *err);
+int kp_extract_to_dir(const char *const *paths, size_t npaths, const char *outdir,
+    const char *profile_dir, int all_metrics,
+    int (*each)(json_t *kernel, int primary, void *arg, struct kp_err *err), void *arg,
+    struct kp_err *err);
 
 /* What the first CSV record of a file says it is: "raw", "details", "source",
  * "summary", "session" or "unknown"; NULL with err when the file cannot be read

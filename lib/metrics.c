@@ -79,55 +79,41 @@ struct jsonl_out {
 
 static int emit_file(json_t *, void *, struct kp_err *);
 
-static json_t *
-extract(const char *const *paths, size_t npaths, int all_metrics,
-    int (*emit)(json_t *, void *, struct kp_err *), void *arg, struct kp_atomic *all,
+/* Read every file into x (set up here; ex_free() it in any case). */
+static int
+extract(struct ex *x, const char *const *paths, size_t npaths, int all_metrics,
+    int (*emit)(json_t *, void *, struct kp_err *), void *arg, int short_maps,
     struct kp_err *err)
 {
-	struct ex x;
-	json_t *s = NULL;
 	size_t i;
 
-	memset(&x, 0, sizeof(x));
-	x.keep = MX_KEEP;
-	x.all_metrics = all_metrics;
-	x.short_maps = all != NULL;
-	x.emit = emit;
-	x.arg = arg;
+	memset(x, 0, sizeof(*x));
+	x->keep = MX_KEEP;
+	x->all_metrics = all_metrics;
+	x->short_maps = short_maps;
+	x->emit = emit;
+	x->arg = arg;
 	if (emit == emit_file) {	/* launch records written by jsonl_launch */
 		const struct jsonl_out *o = arg;
 
-		x.jfp = o->fp;
-		x.jfpath = o->path;
-		if (o->profile_dir != NULL && (x.jpd = mx_jesc(o->profile_dir)) == NULL)
-			x.jfp = NULL;
+		x->jfp = o->fp;
+		x->jfpath = o->path;
+		if (o->profile_dir != NULL && (x->jpd = mx_jesc(o->profile_dir)) == NULL)
+			x->jfp = NULL;
 	}
-	if ((x.inputs = json_array()) == NULL) {
-		mx_nomem(err);
-		goto out;
-	}
+	if ((x->inputs = json_array()) == NULL)
+		return mx_nomem(err);
 	for (i = 0; i < KP_NSKEYS; i++)
-		if (mx_key_id(&x, kp_summary_keys[i].name) < 0) {
-			mx_nomem(err);
-			goto out;
-		}
-	if (npaths == 0) {
-		kp_errf(err, KP_EXIT_USAGE, "no input file");
-		goto out;
-	}
+		if (mx_key_id(x, kp_summary_keys[i].name) < 0)
+			return mx_nomem(err);
+	if (npaths == 0)
+		return kp_errf(err, KP_EXIT_USAGE, "no input file");
 	for (i = 0; i < npaths; i++) {
-		x.file = i;
-		if (mx_read_file(&x, paths[i], err) < 0)
-			goto out;
+		x->file = i;
+		if (mx_read_file(x, paths[i], err) < 0)
+			return -1;
 	}
-	s = mx_summary_json(&x, err);
-	if (s != NULL && all != NULL && mx_write_all(&x, all->fp, all->path, err) < 0) {
-		json_decref(s);
-		s = NULL;
-	}
-out:
-	ex_free(&x);
-	return s;
+	return 0;
 }
 
 static int
@@ -142,14 +128,17 @@ json_t *
 kp_extract_files(const char *const *paths, size_t npaths, int all_metrics,
     json_t **launches_out, struct kp_err *err)
 {
-	json_t *arr = NULL, *s;
+	json_t *arr = NULL, *s = NULL;
+	struct ex x;
 
 	if (launches_out != NULL) {
 		*launches_out = NULL;
 		if ((arr = json_array()) == NULL)
 			return mx_nomem(err), NULL;
 	}
-	s = extract(paths, npaths, all_metrics, arr ? emit_array : NULL, arr, NULL, err);
+	if (extract(&x, paths, npaths, all_metrics, arr ? emit_array : NULL, arr, 0, err) == 0)
+		s = mx_summary_json(&x, err);
+	ex_free(&x);
 	if (s == NULL)
 		json_decref(arr);
 	else if (launches_out != NULL)
@@ -172,25 +161,28 @@ emit_file(json_t *rec, void *arg, struct kp_err *err)
 
 /*
  * Three files, all or none: each is written to a temporary name first and the
- * three are renamed into place only when all are written.  The summary
- * returned is the one written, with the key metrics only.
+ * three are renamed into place only when all are written; the summary and
+ * metrics_all.json a kernel at a time.  Then each kernel's light object goes
+ * to each() (when not NULL).
  */
-json_t *
+int
 kp_extract_to_dir(const char *const *paths, size_t npaths, const char *outdir,
-    const char *profile_dir, int all_metrics, struct kp_err *err)
+    const char *profile_dir, int all_metrics,
+    int (*each)(json_t *kernel, int primary, void *arg, struct kp_err *err), void *arg,
+    struct kp_err *err)
 {
 	struct kp_atomic a, b, c;	/* aborting one unopened or committed is a no-op */
 	struct jsonl_out o;
+	struct ex x;
 	char *jpath = NULL, *spath = NULL, *apath = NULL;
-	json_t *s = NULL;
-	int made = 0;
+	int made = 0, rc = -1, read = 0;
 
 	memset(&a, 0, sizeof(a));
 	memset(&b, 0, sizeof(b));
 	memset(&c, 0, sizeof(c));
 	if (!kp_is_dir(outdir)) {
 		if (kp_mkdirs(outdir, err) < 0)
-			return NULL;
+			return -1;
 		made = 1;
 	}
 	jpath = kp_path_join(outdir, kp_artifact_name(KP_ART_EXTRACTED));
@@ -205,32 +197,33 @@ kp_extract_to_dir(const char *const *paths, size_t npaths, const char *outdir,
 	o.fp = a.fp;
 	o.profile_dir = profile_dir;
 	o.path = jpath;
-	if ((s = extract(paths, npaths, all_metrics, emit_file, &o, &b, err)) == NULL)
+	read = 1;
+	if (extract(&x, paths, npaths, all_metrics, emit_file, &o, 1, err) < 0 ||
+	    kp_atomic_open(&c, spath, err) < 0 ||
+	    mx_write_files(&x, c.fp, spath, b.fp, apath, err) < 0 ||
+	    kp_atomic_commit(&b, err) < 0)
 		goto out;
-	if (kp_atomic_open(&c, spath, err) < 0 || kp_atomic_put_json(&c, s, JSON_INDENT(2) |
-	    JSON_SORT_KEYS | JSON_REAL_PRECISION(15), err) < 0 || kp_atomic_commit(&b, err) < 0)
-		goto fail;
 	if (kp_atomic_commit(&c, err) < 0) {
 		unlink(apath);
-		goto fail;
+		goto out;
 	}
 	if (kp_atomic_commit(&a, err) < 0) {
 		unlink(spath);
 		unlink(apath);
-		goto fail;
+		goto out;
 	}
-	goto out;
-fail:
-	json_decref(s);
-	s = NULL;
+	rc = each != NULL ? mx_each_kernel(&x, each, arg, err) : 0;
+	made = 0;
 out:
+	if (read)
+		ex_free(&x);
 	kp_atomic_abort(&c);
 	kp_atomic_abort(&b);
 	kp_atomic_abort(&a);
-	if (s == NULL && made)
+	if (rc < 0 && made)
 		rmdir(outdir);
 	free(jpath);
 	free(spath);
 	free(apath);
-	return s;
+	return rc;
 }

@@ -260,7 +260,10 @@ int mx_read_details(struct ex *x, struct kp_csv *c, struct kp_err *err);
 
 /* ---- summary_write.c ---- */
 json_t *mx_summary_json(struct ex *x, struct kp_err *err);
-int mx_write_all(struct ex *x, FILE *fp, const char *path, struct kp_err *err);
+int mx_write_files(struct ex *x, FILE *sfp, const char *spath, FILE *afp, const char *apath,
+    struct kp_err *err);
+int mx_each_kernel(struct ex *x, int (*each)(json_t *, int, void *, struct kp_err *), void *arg,
+    struct kp_err *err);
 
 /* ---- metrics.c ---- */
 int mx_nomem(struct kp_err *err);

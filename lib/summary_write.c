@@ -209,8 +209,12 @@ metrics_json(struct ex *x, struct kernel *k, json_t *met, json_t *units, int key
 	return 0;
 }
 
+/*
+ * A kernel's object of the summary; light: without its metrics, units and
+ * ids (what kp_extract_to_dir() hands to its caller).
+ */
 static json_t *
-kernel_json(struct ex *x, struct kernel *k)
+kernel_json(struct ex *x, struct kernel *k, int light)
 {
 	json_t *o, *sum, *spread, *met, *units, *unk;
 	char *fn;
@@ -219,8 +223,12 @@ kernel_json(struct ex *x, struct kernel *k)
 
 	if ((fn = kp_kernel_function(k->name)) == NULL)
 		return NULL;
-	o = json_pack("{s:s, s:s, s:I, s:o}", "name", k->name, "function", fn, "launches",
-	    (json_int_t)k->launches, "ids", ids_json(k));
+	o = json_pack("{s:s, s:s, s:I}", "name", k->name, "function", fn, "launches",
+	    (json_int_t)k->launches);
+	if (o != NULL && !light && mx_jset(o, "ids", ids_json(k)) < 0) {
+		json_decref(o);
+		o = NULL;
+	}
 	free(fn);
 	if (o != NULL && k->ids_cut)
 		json_object_set_new(o, "ids_truncated", json_true());
@@ -253,8 +261,8 @@ kernel_json(struct ex *x, struct kernel *k)
 			goto fail;
 	}
 	sampled |= k->launches > k->nsamp;
-	if (metrics_json(x, k, met, units, x->short_maps) < 0 ||
-	    mx_jset(o, "metrics_count", json_integer((json_int_t)k->nmed)) < 0)
+	if (!light && (metrics_json(x, k, met, units, x->short_maps) < 0 ||
+	    mx_jset(o, "metrics_count", json_integer((json_int_t)k->nmed)) < 0))
 		goto fail;
 	if (k->nunknown > 1)
 		qsort(k->unknown, k->nunknown, sizeof(*k->unknown), cmpstr);
@@ -264,8 +272,9 @@ kernel_json(struct ex *x, struct kernel *k)
 	if (json_object_set_new(o, "summary", sum) < 0 ||
 	    (k->launches > 1 ? json_object_set_new(o, "spread", spread) :
 	    (json_decref(spread), 0)) < 0 ||
+	    (light ? (json_decref(met), json_decref(units), 0) :
 	    json_object_set_new(o, "metrics", met) < 0 ||
-	    json_object_set_new(o, "units", units) < 0 ||
+	    json_object_set_new(o, "units", units) < 0) ||
 	    json_object_set_new(o, "unknown_units", unk) < 0 ||
 	    mx_jset(o, "median", json_string(sampled ? "sampled" : "exact")) < 0)
 		return json_decref(o), NULL;
@@ -280,24 +289,17 @@ fail:
 	return NULL;
 }
 
-json_t *
-mx_summary_json(struct ex *x, struct kp_err *err)
+/* The primary kernel: most GPU time, or most launches when no duration. */
+static size_t
+primary_of(const struct ex *x)
 {
-	json_t *s, *ks;
-	size_t i, primary = 0;
+	size_t i, primary = 0, most = 0;
 	double best = -1;
-	size_t most = 0;
 	int have_dur = 0;
 
-	if ((ks = json_array()) == NULL)
-		return mx_nomem(err), NULL;
 	for (i = 0; i < x->nk; i++) {
-		struct kernel *k = x->k[i];
+		const struct kernel *k = x->k[i];
 
-		if (json_array_append_new(ks, kernel_json(x, k)) < 0) {
-			json_decref(ks);
-			return mx_nomem(err), NULL;
-		}
 		if (k->nkeys > KP_SK_DURATION && k->keys[KP_SK_DURATION].seen > 0) {
 			if (!have_dur || k->total_dur > best) {
 				best = k->total_dur;
@@ -309,8 +311,24 @@ mx_summary_json(struct ex *x, struct kp_err *err)
 			primary = i;
 		}
 	}
+	return primary;
+}
+
+json_t *
+mx_summary_json(struct ex *x, struct kp_err *err)
+{
+	json_t *s, *ks;
+	size_t i;
+
+	if ((ks = json_array()) == NULL)
+		return mx_nomem(err), NULL;
+	for (i = 0; i < x->nk; i++)
+		if (json_array_append_new(ks, kernel_json(x, x->k[i], 0)) < 0) {
+			json_decref(ks);
+			return mx_nomem(err), NULL;
+		}
 	s = json_pack("{s:s, s:O, s:o, s:I}", "schema", "kp-metrics-summary/2", "inputs",
-	    x->inputs, "kernels", ks, "primary", (json_int_t)primary);
+	    x->inputs, "kernels", ks, "primary", (json_int_t)primary_of(x));
 	if (s != NULL && x->short_maps &&
 	    json_object_set_new(s, "metrics_all", json_string(KP_METRICS_ALL)) < 0) {
 		json_decref(s);
@@ -319,6 +337,98 @@ mx_summary_json(struct ex *x, struct kp_err *err)
 	if (s == NULL)
 		mx_nomem(err);
 	return s;
+}
+
+/*
+ * v as json_dumpf(JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(15))
+ * writes it depth levels down: its own dump with 2 * depth more blanks after
+ * each newline (a JSON string never holds a raw newline).
+ */
+static int
+put_nested(FILE *fp, json_t *v, int depth)
+{
+	char *d = json_dumps(v, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(15)), *p, *nl;
+
+	if (d == NULL)
+		return -1;
+	for (p = d; (nl = strchr(p, '\n')) != NULL; p = nl + 1) {
+		fwrite(p, 1, (size_t)(nl - p) + 1, fp);
+		fprintf(fp, "%*s", 2 * depth, "");
+	}
+	fputs(p, fp);
+	free(d);
+	return 0;
+}
+
+static int write_all_kernel(struct ex *x, FILE *fp, size_t i, const char *path,
+    struct kp_err *err);
+
+/*
+ * metrics_summary.json (short maps) and metrics_all.json, a kernel at a time:
+ * one kernel's objects are built, written and freed before the next, so
+ * memory does not grow with the kernels.  The summary is byte for byte
+ * json_dumpf() of mx_summary_json() with short maps and a newline
+ * (tests/unit/check_summary.c compares them).
+ */
+int
+mx_write_files(struct ex *x, FILE *sfp, const char *spath, FILE *afp, const char *apath,
+    struct kp_err *err)
+{
+	size_t i, primary = primary_of(x);
+
+	fputs("{\n  \"inputs\": ", sfp);
+	if (put_nested(sfp, x->inputs, 1) < 0)
+		return mx_nomem(err);
+	fputs(x->nk > 0 ? ",\n  \"kernels\": [" : ",\n  \"kernels\": [],\n", sfp);
+	fputs("{\n  \"kernels\": [", afp);
+	for (i = 0; i < x->nk; i++) {
+		json_t *o;
+
+		if (write_all_kernel(x, afp, i, apath, err) < 0)
+			return -1;
+		if ((o = kernel_json(x, x->k[i], 0)) == NULL)
+			return mx_nomem(err);
+		fputs(i > 0 ? ",\n    " : "\n    ", sfp);
+		if (put_nested(sfp, o, 2) < 0) {
+			json_decref(o);
+			return mx_nomem(err);
+		}
+		json_decref(o);
+	}
+	if (x->nk > 0)
+		fputs("\n  ],\n", sfp);
+	fputs("  \"metrics_all\": ", sfp);
+	if (mx_put_jstr(sfp, KP_METRICS_ALL) < 0)
+		return mx_nomem(err);
+	fprintf(sfp, ",\n  \"primary\": %zu,\n  \"schema\": \"kp-metrics-summary/2\"\n}\n", primary);
+	fputs(x->nk > 0 ? "\n  ],\n" : "],\n", afp);
+	fputs("  \"schema\": \"kp-metrics-all/1\"\n}\n", afp);
+	if (ferror(sfp))
+		return kp_errf(err, KP_EXIT_ENV, "%s: %s", spath, strerror(errno ? errno : EIO));
+	if (ferror(afp))
+		return kp_errf(err, KP_EXIT_ENV, "%s: %s", apath, strerror(errno ? errno : EIO));
+	return 0;
+}
+
+/* Each kernel's light object (kernel_json) and whether it is the primary one. */
+int
+mx_each_kernel(struct ex *x, int (*each)(json_t *, int, void *, struct kp_err *), void *arg,
+    struct kp_err *err)
+{
+	size_t i, primary = primary_of(x);
+
+	for (i = 0; i < x->nk; i++) {
+		json_t *o = kernel_json(x, x->k[i], 1);
+		int r;
+
+		if (o == NULL)
+			return mx_nomem(err);
+		r = each(o, i == primary, arg, err);
+		json_decref(o);
+		if (r < 0)
+			return -1;
+	}
+	return 0;
 }
 
 /*
@@ -361,31 +471,23 @@ write_map(struct ex *x, FILE *fp, const struct kernel *k, int units, const char 
 	return 0;
 }
 
-int
-mx_write_all(struct ex *x, FILE *fp, const char *path, struct kp_err *err)
+/* Kernel i's entry of metrics_all.json's "kernels". */
+static int
+write_all_kernel(struct ex *x, FILE *fp, size_t i, const char *path, struct kp_err *err)
 {
-	size_t i;
+	struct kernel *k = x->k[i];
 
-	fputs("{\n  \"kernels\": [", fp);
-	for (i = 0; i < x->nk; i++) {
-		struct kernel *k = x->k[i];
-
-		if (kernel_medians(x, k) < 0)
-			return mx_nomem(err);
-		fputs(i > 0 ? ",\n    {\n" : "\n    {\n", fp);
-		if (write_map(x, fp, k, 0, path, err) < 0)
-			return -1;
-		fputs(",\n      \"name\": ", fp);
-		if (mx_put_jstr(fp, k->name) < 0)
-			return kp_errf(err, KP_EXIT_DATA, "%s: a kernel name jansson refuses", path);
-		fputs(",\n", fp);
-		if (write_map(x, fp, k, 1, path, err) < 0)
-			return -1;
-		fputs("\n    }", fp);
-	}
-	fputs(x->nk > 0 ? "\n  ],\n" : "],\n", fp);
-	fputs("  \"schema\": \"kp-metrics-all/1\"\n}\n", fp);
-	if (ferror(fp))
-		return kp_errf(err, KP_EXIT_ENV, "%s: %s", path, strerror(errno ? errno : EIO));
+	if (kernel_medians(x, k) < 0)
+		return mx_nomem(err);
+	fputs(i > 0 ? ",\n    {\n" : "\n    {\n", fp);
+	if (write_map(x, fp, k, 0, path, err) < 0)
+		return -1;
+	fputs(",\n      \"name\": ", fp);
+	if (mx_put_jstr(fp, k->name) < 0)
+		return kp_errf(err, KP_EXIT_DATA, "%s: a kernel name jansson refuses", path);
+	fputs(",\n", fp);
+	if (write_map(x, fp, k, 1, path, err) < 0)
+		return -1;
+	fputs("\n    }", fp);
 	return 0;
 }

@@ -51,12 +51,11 @@ write_pair(char *dir)
 	static char sp[256];
 	struct kp_err err;
 	const char *paths[1] = { FULL_RAW };
-	json_t *s;
+	int r;
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
-	s = kp_extract_to_dir(paths, 1, dir, NULL, 0, &err);
-	ck_assert_msg(s != NULL, "%s", s ? "" : err.msg);
-	json_decref(s);
+	r = kp_extract_to_dir(paths, 1, dir, NULL, 0, NULL, NULL, &err);
+	ck_assert_msg(r == 0, "%s", r == 0 ? "" : err.msg);
 	snprintf(sp, sizeof sp, "%s/metrics_summary.json", dir);
 	return sp;
 }
@@ -93,6 +92,26 @@ jansson_all(json_t *whole)
 	return d;
 }
 
+/* kp_extract_to_dir's each(): the light kernels in s["kernels"], s["primary"]. */
+static int
+collect(json_t *k, int primary, void *arg, struct kp_err *err)
+{
+	json_t *s = arg, *ks = json_object_get(s, "kernels");
+
+	(void)err;
+	if (ks == NULL) {
+		json_object_set_new(s, "kernels", json_array());
+		ks = json_object_get(s, "kernels");
+	}
+	ck_assert_ptr_null(json_object_get(k, "metrics"));
+	ck_assert_ptr_null(json_object_get(k, "ids"));
+	ck_assert_ptr_nonnull(json_object_get(k, "summary"));
+	if (primary)
+		json_object_set_new(s, "primary", json_integer((json_int_t)json_array_size(ks)));
+	json_array_append(ks, k);
+	return 0;
+}
+
 /*
  * On real captures (one kernel, three launches, several kernels, a details
  * page): metrics_all.json is byte for byte jansson's dump of every metric,
@@ -117,7 +136,8 @@ START_TEST(test_summary_files_of_real_captures)
 		snprintf(path, sizeof path, "%s%s", KP_FIXTURES, inputs[t]);
 		ck_assert_ptr_nonnull(w = kp_extract_files(paths, 1, 0, NULL, &err));
 		ck_assert_ptr_nonnull(mkdtemp(dir));
-		ck_assert_ptr_nonnull(s = kp_extract_to_dir(paths, 1, dir, NULL, 0, &err));
+		ck_assert_ptr_nonnull(s = json_object());
+		ck_assert_int_eq(kp_extract_to_dir(paths, 1, dir, NULL, 0, collect, s, &err), 0);
 		snprintf(path, sizeof path, "%s/metrics_all.json", dir);
 		ck_assert_ptr_nonnull(got = kp_read_file(path, &len, &err));
 		want = jansson_all(w);
@@ -127,16 +147,38 @@ START_TEST(test_summary_files_of_real_captures)
 		ck_assert_ptr_nonnull(all = kp_json_load_file(path, &err));
 		snprintf(path, sizeof path, "%s/metrics_summary.json", dir);
 		ck_assert_ptr_nonnull(sh = kp_json_load_file(path, &err));
-		{	/* the summary returned is the one written */
-			char *d = json_dumps(s, JSON_INDENT(2) | JSON_SORT_KEYS |
-			    JSON_REAL_PRECISION(15)), *f = kp_read_file(path, NULL, &err);
+		{	/* the file streamed a kernel at a time is jansson's dump of the
+			 * in-memory summary with short maps */
+			json_t *e = json_deep_copy(w), *ek;
+			char *d, *f = kp_read_file(path, NULL, &err);
 
+			json_array_foreach(json_object_get(e, "kernels"), i, ek) {
+				json_t *m = json_object_get(ek, "metrics"), *u = json_object_get(ek,
+				    "units"), *v;
+				const char *name;
+				void *tmp;
+
+				json_object_foreach_safe(m, tmp, name, v)
+					if (!kp_key_metric(name)) {
+						json_object_del(u, name);
+						json_object_del(m, name);
+					}
+			}
+			json_object_set_new(e, "metrics_all", json_string(KP_METRICS_ALL));
+			d = json_dumps(e, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(15));
 			ck_assert_ptr_nonnull(d);
 			ck_assert_ptr_nonnull(f);
-			ck_assert_uint_eq(strlen(f), strlen(d) + 1);
-			ck_assert(strncmp(f, d, strlen(d)) == 0);
+			ck_assert_msg(strlen(f) == strlen(d) + 1 && strncmp(f, d, strlen(d)) == 0 &&
+			    f[strlen(d)] == '\n', "%s: metrics_summary.json is not jansson's dump",
+			    inputs[t]);
+			/* each kernel handed back once, in order, primary as in the file */
+			ck_assert_uint_eq(json_array_size(json_object_get(s, "kernels")),
+			    json_array_size(json_object_get(sh, "kernels")));
+			ck_assert(json_equal(json_object_get(s, "primary"), json_object_get(sh,
+			    "primary")));
 			free(d);
 			free(f);
+			json_decref(e);
 		}
 		ck_assert_str_eq(json_string_value(json_object_get(sh, "metrics_all")),
 		    KP_METRICS_ALL);
