@@ -659,7 +659,6 @@ extract_ranks(struct run *r)
 		const char *paths[KP_NSTAGES], *names[KP_NSTAGES];
 		struct kp_err err;
 		size_t n = 0, k;
-		json_t *sum;
 		int s;
 
 		for (s = 0; s < KP_NSTAGES; s++) {
@@ -678,11 +677,9 @@ extract_ranks(struct run *r)
 		if (kp_merge_raw(paths, names, n, out, &err) < 0)
 			kp_die_err(&err);
 		free(out);
-		if (n > 0) {
-			if ((sum = kp_extract_to_dir(paths, n, dir, r->profile_dir, 0, &err)) == NULL)
-				kp_die_err(&err);
-			json_decref(sum);
-		}
+		if (n > 0 && kp_extract_to_dir(paths, n, dir, r->profile_dir, 0,
+		    NULL, NULL, &err) < 0)
+			kp_die_err(&err);
 		for (k = 0; k < n; k++)
 			free(owned[k]);
 		free(dir);
