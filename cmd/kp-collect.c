@@ -20,11 +20,13 @@
 #include "kp_atomic.h"
 #include "kp_collect.h"
 #include "kp_diag.h"
+#include "kp_import.h"
 #include "kp_jsonl.h"
 #include "kp_metrics.h"
 #include "kp_proc.h"
 #include "kp_ranks.h"
 #include "kp_rules.h"
+#include "kp_sha256.h"
 #include "kp_shellwords.h"
 #include "kp_summary.h"
 #include "kp_target.h"
@@ -38,11 +40,14 @@ static const char synopsis[] =
     "                  [--kernel-name NAME] [--kernel-regex RE | --kernel-id ID |\n"
     "                  --nvtx-range RANGE] [--launch-skip N] [--launch-count N]\n"
     "                  [--runtime RUNTIME] [--sudo] [--devices LIST]\n"
-    "                  [--clock-control base | none] [--extra OPTIONS] [TARGET.yaml]\n";
+    "                  [--clock-control base | none] [--extra OPTIONS] [TARGET.yaml]\n"
+    "       kp-collect --import REPORT [--ncu-bin PATH] [--timeout S] [--output-dir DIR]\n"
+    "                  [--kernel-name NAME] [--kernel-regex RE | --kernel-id ID]\n"
+    "                  [--launch-skip N] [--launch-count N] [TARGET.yaml]\n";
 
 enum {
 	O_DRY = 256, O_STAGES, O_NCU, O_TIMEOUT, O_OUTDIR, O_CMD, O_KNAME, O_KRE, O_KID, O_NVTX,
-	O_SKIP, O_COUNT, O_RUNTIME, O_SUDO, O_DEVICES, O_CLOCK, O_EXTRA
+	O_SKIP, O_COUNT, O_RUNTIME, O_SUDO, O_DEVICES, O_CLOCK, O_EXTRA, O_IMPORT
 };
 
 static const struct option longopts[] = {
@@ -63,6 +68,7 @@ static const struct option longopts[] = {
 	{ "devices", required_argument, NULL, O_DEVICES },
 	{ "clock-control", required_argument, NULL, O_CLOCK },
 	{ "extra", required_argument, NULL, O_EXTRA },
+	{ "import", required_argument, NULL, O_IMPORT },
 	KP_OPTS_COMMON,
 	{ NULL, 0, NULL, 0 }
 };
@@ -88,6 +94,10 @@ struct run {
 	const char *priv;
 	const char *phase;	/* what runs now: "environment", a stage id, "extract" */
 	int dry;
+	const char *import;	/* --import: the report as given */
+	char *import_abs;	/* its absolute path, for ncu and commands.sh */
+	char sha256[65];
+	long long skip, count;	/* --import: the launch window asked for, -1 none */
 };
 
 static json_t *
@@ -116,7 +126,7 @@ iso_now(char *buf, size_t n)
 
 struct opts {
 	const char *stages, *ncu, *outdir, *cmd, *kname, *kre, *kid, *nvtx, *runtime, *devices;
-	const char *clock;
+	const char *clock, *import;
 	long long skip, count, timeout;
 	int have_skip, have_count, have_timeout, sudo, dry;
 	json_t *extra;
@@ -506,6 +516,12 @@ source_fallback(struct run *r, const char *final, const struct kp_ncu_verdict *v
 	memset(&pass, 0, sizeof(pass));
 	pass.stage = KP_STAGE_SOURCE;
 	pass.view = "sass";
+	if (r->import != NULL) {	/* the same page of the report */
+		pass.import = r->import_abs;
+		pass.page = "source";
+		pass.skip = r->skip;
+		pass.count = r->count;
+	}
 	if (kp_ncu_run(&r->ncu, r->target, &pass, final, r->workdir, r->timeout, &run, &err) < 0)
 		kp_die_err(&err);
 	json_array_append_new(r->cmds, json_pack("{s:s, s:O, s:s, s:O}", "stage",
@@ -988,6 +1004,326 @@ prepare(struct run *r, const char *stages_spec)
 	json_object_set_new(r->manifest, "timeout_seconds", json_real(r->timeout));
 }
 
+
+/* ---- --import: an existing report, read back by ncu, no target run ---- */
+
+/* The profile folder of an import without a target: the label, else the
+ * report's name without .ncu-rep, then the UTC time. */
+static char *
+import_profile_dir(json_t *t, const char *report)
+{
+	const char *k = kp_target_str(t, "kernel", "name"), *b = strrchr(report, '/');
+	char name[128];
+	size_t n;
+
+	b = b != NULL ? b + 1 : report;
+	n = strlen(b);
+	if (n > 8 && strcmp(b + n - 8, ".ncu-rep") == 0)
+		n -= 8;
+	snprintf(name, sizeof(name), "%.*s", (int)(n < 120 ? n : 120), b);
+	if (k == NULL || *k == '\0') {
+		json_t *tmp = json_pack("{s:{s:s}}", "kernel", "name", name);
+		char *d = default_profile_dir(tmp);
+		json_decref(tmp);
+		return d;
+	}
+	return default_profile_dir(t);
+}
+
+static void
+import_environment(struct run *r)
+{
+	struct kp_atomic a;
+	struct kp_err err;
+	struct utsname u;
+	char *v, *path, when[32];
+
+	v = kp_ncu_query(&r->ncu, "--version", r->details);
+	kp_ncu_version_of(v, r->ncu_version, sizeof(r->ncu_version));
+	path = kp_artifact_path(r->abs_dir, KP_ART_ENVIRONMENT);
+	if (kp_atomic_open(&a, path, &err) < 0)
+		kp_die_err(&err);
+	iso_now(when, sizeof(when));
+	fprintf(a.fp, "date: %s\n", when);
+	fprintf(a.fp, "ncu: %s\n", r->ncu.bin);
+	fprintf(a.fp, "## ncu --version\n%s", v != NULL ? v : "(ncu --version failed)\n");
+	if (uname(&u) == 0)
+		fprintf(a.fp, "## uname\n%s %s %s %s %s\n", u.sysname, u.nodename, u.release,
+		    u.version, u.machine);
+	fprintf(a.fp, "## import\nreport: %s\nsha256: %s\n", r->import_abs, r->sha256);
+	fputs("no target was run and no GPU used: the GPU is the report's (import_session.csv)\n",
+	    a.fp);
+	if (kp_atomic_commit(&a, &err) < 0)
+		kp_die_err(&err);
+	free(path);
+	free(v);
+}
+
+/* One page of the report into final; rel is its name in the folder. */
+static enum kp_outcome
+import_pass(struct run *r, const char *label, const char *page, const char *final,
+    const char *rel, struct kp_ncu_run *run)
+{
+	struct kp_ncu_pass pass;
+	struct kp_err err;
+	enum kp_outcome o;
+
+	memset(&pass, 0, sizeof(pass));
+	pass.stage = page != NULL && strcmp(page, "source") == 0 ? KP_STAGE_SOURCE : KP_STAGE_FULL;
+	pass.import = r->import_abs;
+	pass.page = page;
+	pass.skip = r->skip;
+	pass.count = r->count;
+	r->phase = label;
+	if (kp_ncu_run(&r->ncu, r->target, &pass, final, r->workdir, r->timeout, run, &err) < 0)
+		kp_die_err(&err);
+	o = run->v.outcome;
+	json_array_append_new(r->cmds, json_pack("{s:s, s:O, s:s, s:o}", "stage", label,
+	    "argv", run->argv, "cwd", r->workdir, "env", json_null()));
+	json_array_append_new(r->runs, json_pack("{s:s, s:O, s:o, s:f, s:s, s:s}", "stage",
+	    label, "argv", run->argv,
+	    "exit_status", run->res.exited ? json_integer(run->res.exit_status) : json_null(),
+	    "duration_s", (double)(long long)(run->res.duration_s * 100 + 0.5) / 100,
+	    "output", rel, "status", o == KP_OUT_OK ? "ok" : kp_outcome_status(o)));
+	if (o == KP_OUT_OK)
+		fprintf(stderr, "kp-collect: %s %.1fs\n", label, run->res.duration_s);
+	return o;
+}
+
+/* A pass that failed: say why in the live run's words, then finish. */
+static void
+import_failed(struct run *r, const char *label, struct kp_ncu_run *run)
+{
+	const char *f = kp_target_str(r->target, "kernel", "filter");
+	const char *k = kp_target_str(r->target, "kernel", "name");
+	struct kp_ncu_run sum;
+	struct kp_err err;
+	json_t *names, *v;
+	char *path;
+	size_t i;
+
+	stop_if_interrupted(r);
+	switch (run->v.outcome) {
+	case KP_OUT_NOMATCH:
+		kp_warn("%s: no kernel matched the filter %s %s (%s)", label,
+		    kp_target_str(r->target, "kernel", "filter_mode") != NULL ?
+		    kp_target_str(r->target, "kernel", "filter_mode") : "regex",
+		    f != NULL ? f : k != NULL ? k : "(none)", run->v.reason);
+		kp_warn("report: %s", r->import);
+		/* the kernels the report holds: its per-kernel summary */
+		path = kp_artifact_path(r->abs_dir, KP_ART_IMPORT_SUMMARY);
+		if (import_pass(r, "summary", NULL, path, kp_artifact_rel(KP_ART_IMPORT_SUMMARY),
+		    &sum) == KP_OUT_OK && (names = kp_import_kernels(path, &err)) != NULL) {
+			fprintf(stderr, "%s: kernels the report holds:", kp_progname());
+			json_array_foreach(names, i, v)
+				fprintf(stderr, "%s %s", i > 0 ? "," : "", json_string_value(v));
+			fputc('\n', stderr);
+			json_decref(names);
+		}
+		kp_ncu_run_free(&sum);
+		free(path);
+		finish(r, kp_outcome_status(KP_OUT_NOMATCH), KP_EXIT_NOMATCH);
+		break;
+	case KP_OUT_TARGET:
+		/* ncu could not read the file: bad input, not a failed target */
+		kp_warn("%s: ncu cannot import it as a report (%s: %s)", r->import, label,
+		    run->v.reason);
+		finish(r, "bad-report", KP_EXIT_DATA);
+		break;
+	default:
+		explain(r, KP_STAGE_FULL, &run->v);
+		finish(r, kp_outcome_status(run->v.outcome), kp_outcome_exit(run->v.outcome));
+	}
+}
+
+/* The session page: who made the report, how, on which GPU. */
+static void
+import_session(struct run *r, json_t *imp)
+{
+	char *path = kp_artifact_path(r->abs_dir, KP_ART_IMPORT_SESSION);
+	struct kp_ncu_run run;
+	struct kp_err err;
+	json_t *ses;
+	const char *cmd, *ver, *gpu;
+
+	if (import_pass(r, "session", "session", path, kp_artifact_rel(KP_ART_IMPORT_SESSION),
+	    &run) != KP_OUT_OK) {
+		stop_if_interrupted(r);
+		kp_warn("session: %s: the report's ncu version, command and GPU are not "
+		    "recorded", run.v.reason);
+	} else if ((ses = kp_import_session(path, &err)) == NULL) {
+		kp_warn("%s", err.msg);
+	} else {
+		cmd = json_string_value(json_object_get(ses, "Profiler Command Line"));
+		ver = json_string_value(json_object_get(ses, "Nsight Compute Target"));
+		gpu = json_string_value(json_object_get(ses, "display_name"));
+		json_object_set_new(imp, "report_ncu_version", jstr_or_null(ver));
+		json_object_set_new(imp, "profiled_command", jstr_or_null(cmd));
+		json_object_set_new(imp, "created", jstr_or_null(json_string_value(
+		    json_object_get(ses, "Created"))));
+		if (gpu != NULL)
+			snprintf(r->gpu, sizeof(r->gpu), "%s", gpu);
+		/* ncu's default is base: the report's clocks as it was made */
+		if (cmd != NULL)
+			json_object_set_new(r->manifest, "clock_control", json_string(
+			    strstr(cmd, "--clock-control none") != NULL ? "none" : "base"));
+		json_decref(ses);
+	}
+	kp_ncu_run_free(&run);
+	free(path);
+}
+
+static void
+import_prepare(struct run *r)
+{
+	struct kp_err err;
+	char real[PATH_MAX], when[32];
+	const char *id = strrchr(r->profile_dir, '/');
+	json_t *k = json_object_get(r->target, "kernel");
+
+	r->runs = json_array();
+	r->cmds = json_array();
+	r->collected = json_array();
+	r->manifest = json_object();
+	iso_now(when, sizeof(when));
+	json_object_set_new(r->manifest, "schema", json_string("kp-run-manifest/1"));
+	json_object_set_new(r->manifest, "profile_id",
+	    json_string(id != NULL && id[1] != '\0' ? id + 1 : r->profile_dir));
+	json_object_set_new(r->manifest, "status", json_string("running"));
+	json_object_set_new(r->manifest, "started_at", json_string(when));
+	json_object_set_new(r->manifest, "finished_at", json_null());
+	if (kp_mkdirs(r->profile_dir, &err) < 0)
+		kp_die_err(&err);
+	if (realpath(r->profile_dir, real) == NULL)
+		kp_die(KP_EXIT_ENV, "%s: %s", r->profile_dir, strerror(errno));
+	r->abs_dir = kp_xstrdup(real);
+	r->details = kp_path_join(r->abs_dir, KP_DETAILS);
+	if (kp_mkdirs(r->details, &err) < 0)
+		kp_die_err(&err);
+	r->workdir = kp_xstrdup(getcwd(real, sizeof(real)) != NULL ? real : ".");
+	json_object_set_new(r->manifest, "import", json_pack("{s:s, s:s, s:s}", "path",
+	    r->import, "absolute_path", r->import_abs, "sha256", r->sha256));
+	json_object_set_new(r->manifest, "kernel", json_pack("{s:o, s:o, s:o, s:o}",
+	    "name", jstr_or_null(json_string_value(json_object_get(k, "name"))),
+	    "filter_mode", jstr_or_null(json_string_value(json_object_get(k, "filter_mode"))),
+	    "filter", jstr_or_null(json_string_value(json_object_get(k, "filter"))),
+	    "nvtx_range", json_null()));
+	json_object_set_new(r->manifest, "launch", json_pack("{s:o, s:o}",
+	    "skip", r->skip >= 0 ? json_integer(r->skip) : json_null(),
+	    "count", r->count >= 0 ? json_integer(r->count) : json_null()));
+	json_object_set_new(r->manifest, "stages_requested", json_pack("[s]", "import"));
+	json_object_set_new(r->manifest, "timeout_seconds", json_real(r->timeout));
+}
+
+/*
+ * kp-collect --import REPORT: the details page first (its sections say what
+ * the report holds; no launch is the no-match), the raw page into the stage
+ * file of what it holds (basic, else full), the source page when the report
+ * has Source Counters, the session page; then the extraction as after a live
+ * run.
+ */
+static void
+import_main(struct run *r, const struct opts *o, int argc, char **argv)
+{
+	static const char *const live_only[] = { "--stages", "--target-cmd", "--nvtx-range",
+		"--runtime", "--sudo", "--devices", "--clock-control", "--extra", "--dry-run" };
+	const int given[] = { strcmp(o->stages, "auto") != 0, o->cmd != NULL, o->nvtx != NULL,
+		o->runtime != NULL, o->sudo, o->devices != NULL, o->clock != NULL,
+		json_array_size(o->extra) > 0, o->dry };
+	char real[PATH_MAX], *path, *raw;
+	struct kp_ncu_run run;
+	struct kp_err err;
+	enum kp_stage st;
+	json_t *sections, *imp;
+	size_t i;
+
+	for (i = 0; i < sizeof(given) / sizeof(given[0]); i++)
+		if (given[i])
+			kp_die(KP_EXIT_USAGE, "--import reads a report, it runs no target: %s "
+			    "does not apply", live_only[i]);
+	r->import = o->import;
+	if (kp_is_dir(o->import))
+		kp_die(KP_EXIT_DATA, "%s: is a directory, not an Nsight Compute report",
+		    o->import);
+	if (kp_sha256_file(o->import, r->sha256, &err) < 0)
+		kp_die_err(&err);
+	if (realpath(o->import, real) == NULL)
+		kp_die(KP_EXIT_DATA, "%s: %s", o->import, strerror(errno));
+	r->import_abs = kp_xstrdup(real);
+	if (argc == 1) {
+		if ((r->target = kp_target_load(argv[0], &err)) == NULL)
+			kp_die_err(&err);
+		r->profile_dir = o->outdir != NULL ? kp_xstrdup(o->outdir) : kp_path_dir(argv[0]);
+	} else {
+		r->target = json_object();
+	}
+	apply_flags(r->target, o);
+	if (kp_target_str(r->target, "kernel", "filter_mode") != NULL &&
+	    strcmp(kp_target_str(r->target, "kernel", "filter_mode"), "nvtx-range") == 0)
+		kp_die(KP_EXIT_USAGE, "%s: an import selects launches by kernel name or id; "
+		    "ncu --import takes no NVTX filter (kernel.filter_mode nvtx-range)",
+		    argc == 1 ? argv[0] : "--import");
+	/* reading a report needs no counters: never sudo */
+	json_object_set_new(section(r->target, "privilege"), "mode", json_string("none"));
+	if (r->profile_dir == NULL)
+		r->profile_dir = o->outdir != NULL ? kp_xstrdup(o->outdir) :
+		    import_profile_dir(r->target, o->import);
+	r->skip = o->have_skip ? o->skip : -1;
+	r->count = o->have_count ? o->count : -1;
+	r->timeout = o->have_timeout ? (double)o->timeout : 0;
+	kp_proc_catch_signals();
+	import_prepare(r);
+	resolve_ncu(r);
+	r->phase = "environment";
+	import_environment(r);
+	stop_if_interrupted(r);
+
+	path = kp_artifact_path(r->abs_dir, KP_ART_IMPORT_DETAILS);
+	if (import_pass(r, "details", "details", path, kp_artifact_rel(KP_ART_IMPORT_DETAILS),
+	    &run) != KP_OUT_OK)
+		import_failed(r, "details", &run);
+	kp_ncu_run_free(&run);
+	if ((sections = kp_import_sections(path, &err)) == NULL)
+		kp_die_err(&err);
+	free(path);
+	st = kp_import_basic_only(sections) ? KP_STAGE_BASIC : KP_STAGE_FULL;
+	imp = json_object_get(r->manifest, "import");
+	json_object_set(imp, "sections", sections);
+	json_object_set_new(imp, "source_counters", json_boolean(kp_import_has_source(sections)));
+
+	raw = kp_path_join(r->details, kp_stage_file(st));
+	if (import_pass(r, kp_stage_id(st), "raw", raw, kp_stage_rel(st), &run) != KP_OUT_OK)
+		import_failed(r, kp_stage_id(st), &run);
+	json_object_set_new(imp, "launches", json_integer(run.v.rows));
+	json_array_append_new(r->collected, json_string(kp_stage_id(st)));
+	kp_ncu_run_free(&run);
+	free(raw);
+	stop_if_interrupted(r);
+
+	if (kp_import_has_source(sections)) {
+		path = kp_path_join(r->details, kp_stage_file(KP_STAGE_SOURCE));
+		if (import_pass(r, "source", "source", path, kp_stage_rel(KP_STAGE_SOURCE),
+		    &run) != KP_OUT_OK)
+			import_failed(r, "source", &run);
+		json_array_append_new(r->collected, json_string("source"));
+		source_fallback(r, path, &run.v);
+		kp_ncu_run_free(&run);
+		free(path);
+	} else {
+		json_object_set_new(r->manifest, "source_mapping", json_pack("{s:s, s:s}",
+		    "mapping", "none", "reason", "the report holds no Source Counters section: "
+		    "no source page (profile with --section SourceCounters or --set full)"));
+	}
+	stop_if_interrupted(r);
+	import_session(r, imp);
+	json_decref(sections);
+	stop_if_interrupted(r);
+	r->phase = "extract";
+	extract_all(r);
+	stop_if_interrupted(r);
+	finish(r, "complete", KP_EXIT_OK);
+}
+
 /* File-level, so that what they hold stays reachable when a failure exits. */
 static struct opts o;
 static struct run r;
@@ -1020,6 +1356,7 @@ main(int argc, char **argv)
 		case O_KID: o.kid = optarg; break;
 		case O_NVTX: o.nvtx = optarg; break;
 		case O_RUNTIME: o.runtime = optarg; break;
+		case O_IMPORT: o.import = optarg; break;
 		case O_SUDO: o.sudo = 1; break;
 		case O_DEVICES: o.devices = optarg; break;
 		case O_CLOCK:
@@ -1064,6 +1401,8 @@ main(int argc, char **argv)
 	if (o.kid != NULL && o.have_skip)
 		kp_die(KP_EXIT_USAGE, "--kernel-id names the launch itself: --launch-skip does "
 		    "not apply");
+	if (o.import != NULL)
+		import_main(&r, &o, argc, argv);	/* does not return */
 	if (kp_stages_parse(o.stages, &mask, &autop, &err) < 0)
 		kp_die_err(&err);
 	r.dry = o.dry;

@@ -22,6 +22,7 @@
 
 #include "kp_atomic.h"
 #include "kp_diag.h"
+#include "kp_import.h"
 #include "kp_proc.h"
 #include "kp_ranks.h"
 #include "kp_shellwords.h"
@@ -397,6 +398,54 @@ kp_discovery_argv(json_t *t, json_t *prefix, const char *log, long max, int use_
     struct kp_err *err)
 {
 	return discovery_argv(t, prefix, log, max, use_filter, 1, err);
+}
+
+json_t *
+kp_import_argv(json_t *t, json_t *prefix, const char *report, const char *page,
+    const char *view, const char *log, long long skip, long long count, struct kp_err *err)
+{
+	const char *mode = kp_target_str(t, "kernel", "filter_mode");
+	json_t *a = json_array();
+
+	json_array_extend(a, prefix);
+	push(a, "--import");
+	push(a, report);
+	push(a, "--csv");
+	if (page != NULL) {
+		push(a, "--page");
+		push(a, page);
+	} else {
+		push(a, "--print-summary");
+		push(a, "per-kernel");
+	}
+	push(a, "--log-file");
+	push(a, log);
+	if (page == NULL || strcmp(page, "session") == 0)
+		return a;
+	if (mode != NULL && strcmp(mode, "nvtx-range") == 0) {
+		json_decref(a);
+		kp_errf(err, KP_EXIT_USAGE, "an import selects launches by kernel name or id: "
+		    "ncu --import takes no NVTX filter (kernel.filter_mode nvtx-range, "
+		    "--nvtx-range)");
+		return NULL;
+	}
+	if (push_filter(a, t, err) < 0) {
+		json_decref(a);
+		return NULL;
+	}
+	if (skip >= 0 && (mode == NULL || strcmp(mode, "kernel-id") != 0)) {
+		push(a, "--launch-skip");
+		pushf(a, skip);
+	}
+	if (count >= 0) {
+		push(a, "--launch-count");
+		pushf(a, count);
+	}
+	if (strcmp(page, "source") == 0) {
+		push(a, "--print-source");
+		push(a, view != NULL ? view : wants_ptx(t) ? "cuda,sass,ptx" : "cuda,sass");
+	}
+	return a;
 }
 
 /* ---- what ncu said ---- */
@@ -780,6 +829,9 @@ json_t *
 kp_ncu_argv(const struct kp_ncu *n, json_t *t, const struct kp_ncu_pass *p, const char *log,
     struct kp_err *err)
 {
+	if (p->import != NULL)
+		return kp_import_argv(t, n->prefix, p->import, p->page, p->view, log, p->skip,
+		    p->count, err);
 	if (n->launcher != NULL)
 		return launcher_argv(n, t, p, log, err);
 	return pass_argv(n, t, p, log, 1, err);
@@ -845,6 +897,18 @@ run_and_judge(const struct kp_ncu_pass *p, const struct kp_proc *pr, const char 
 	struct kp_ncu_verdict *v = &r->v;
 
 	kp_ncu_classify(tmp, pr->out_path, &r->res, v);
+	if (v->outcome == KP_OUT_OK && p->import != NULL && p->page != NULL &&
+	    (strcmp(p->page, "raw") == 0 || strcmp(p->page, "details") == 0)) {
+		/* ncu exits 0 and prints no launch when the filter selects none
+		 * of the report's: the no-match of a live pass */
+		v->rows = kp_is_file(tmp) ? kp_import_page_rows(tmp) : 0;
+		if (v->rows <= 0) {
+			v->outcome = KP_OUT_NOMATCH;
+			snprintf(v->reason, sizeof(v->reason), "the report holds no launch that "
+			    "the filter selects");
+			return;
+		}
+	}
 	if (v->outcome == KP_OUT_OK && !kp_is_file(tmp)) {
 		v->outcome = KP_OUT_TARGET;
 		snprintf(v->reason, sizeof(v->reason), "ncu wrote no output to its log file");
@@ -855,6 +919,7 @@ run_and_judge(const struct kp_ncu_pass *p, const struct kp_proc *pr, const char 
 		snprintf(v->reason, sizeof(v->reason), "cannot rename the stage file");
 	}
 	if (v->outcome == KP_OUT_OK && !p->discovery && p->stage == KP_STAGE_SOURCE &&
+	    (p->import == NULL || (p->page != NULL && strcmp(p->page, "source") == 0)) &&
 	    (p->view == NULL || strstr(p->view, "cuda") != NULL))
 		v->no_lineinfo = !kp_ncu_has_lineinfo(csv_path);
 }

@@ -71,6 +71,18 @@ json_t *kp_source_argv(json_t *target, json_t *prefix, const char *log, const ch
 json_t *kp_discovery_argv(json_t *target, json_t *prefix, const char *log, long max_launches,
     int use_filter, struct kp_err *err);
 
+/*
+ * An existing report read back, no target run, no GPU: prefix, --import
+ * REPORT, --csv, --page PAGE (raw, details, source, session), --log-file LOG,
+ * the target's kernel filter (not for the session page; nvtx-range is refused:
+ * KP_EXIT_USAGE), --launch-skip/--launch-count only when skip/count >= 0 (the
+ * target's own launch window described the live run, not the report), and
+ * for the source page --print-source VIEW.  page NULL: --print-summary
+ * per-kernel (every kernel the report holds, no filter).
+ */
+json_t *kp_import_argv(json_t *target, json_t *prefix, const char *report, const char *page,
+    const char *view, const char *log, long long skip, long long count, struct kp_err *err);
+
 /* ---- what ncu said ---- */
 
 enum kp_outcome {
@@ -87,6 +99,7 @@ struct kp_ncu_verdict {
 	char tail[512];		/* the workload's last line of output, if any */
 	json_t *kernels;	/* NOMATCH: the kernel names ncu listed (array, new ref) */
 	int no_lineinfo;	/* a source page asked for CUDA lines holds none */
+	long rows;		/* import raw/details page: its launch rows */
 };
 /* Read ncu's log file and the captured stdout/stderr (either may be NULL or
  * absent) line by line; the caller json_decref()s v->kernels. */
@@ -113,6 +126,9 @@ struct kp_ncu_pass {
 	int discovery;		/* the discovery pass instead of a stage */
 	long max_launches;	/* discovery */
 	int use_filter;		/* discovery */
+	const char *import;	/* a report: ncu --import it (kp_import_argv) */
+	const char *page;	/* import: the page; NULL the per-kernel summary */
+	long long skip, count;	/* import: the launch window, -1 none */
 };
 /* The argv of a pass, logging to log. */
 json_t *kp_ncu_argv(const struct kp_ncu *n, json_t *target, const struct kp_ncu_pass *p,
