@@ -1059,6 +1059,38 @@ import_environment(struct run *r)
 	free(v);
 }
 
+/* ncu ran to its end and failed: it could not read the file as a report. */
+static int
+unreadable(const struct kp_ncu_run *run)
+{
+	return run->v.outcome == KP_OUT_TARGET && !run->res.timed_out && run->res.signal == 0;
+}
+
+static const char *
+import_status(const struct kp_ncu_run *run)
+{
+	return unreadable(run) ? "bad-report" : kp_outcome_status(run->v.outcome);
+}
+
+/* The filter and launch window of an import, in words, into buf. */
+static void
+import_filter_words(struct run *r, char *buf, size_t n)
+{
+	const char *f = kp_target_str(r->target, "kernel", "filter");
+	const char *k = kp_target_str(r->target, "kernel", "name");
+	const char *m = kp_target_str(r->target, "kernel", "filter_mode");
+	int len;
+
+	if (f == NULL || *f == '\0')
+		f = k;
+	len = snprintf(buf, n, "the filter %s %s", m != NULL ? m : "regex",
+	    f != NULL && *f != '\0' ? f : "(none)");
+	if (len >= 0 && (size_t)len < n && r->skip >= 0)
+		len += snprintf(buf + len, n - (size_t)len, ", launch skip %lld", r->skip);
+	if (len >= 0 && (size_t)len < n && r->count >= 0)
+		snprintf(buf + len, n - (size_t)len, ", launch count %lld", r->count);
+}
+
 /* One page of the report into final; rel is its name in the folder. */
 static enum kp_outcome
 import_pass(struct run *r, const char *label, const char *page, const char *final,
@@ -1084,8 +1116,8 @@ import_pass(struct run *r, const char *label, const char *page, const char *fina
 	    label, "argv", run->argv,
 	    "exit_status", run->res.exited ? json_integer(run->res.exit_status) : json_null(),
 	    "duration_s", (double)(long long)(run->res.duration_s * 100 + 0.5) / 100,
-	    "output", rel, "status", o == KP_OUT_OK ? "ok" : kp_outcome_status(o)));
-	if (o == KP_OUT_OK)
+	    "output", rel, "status", o == KP_OUT_OK ? "ok" : import_status(run)));
+	if (o == KP_OUT_OK && page != NULL)
 		fprintf(stderr, "kp-collect: %s %.1fs\n", label, run->res.duration_s);
 	return o;
 }
@@ -1094,21 +1126,23 @@ import_pass(struct run *r, const char *label, const char *page, const char *fina
 static void
 import_failed(struct run *r, const char *label, struct kp_ncu_run *run)
 {
-	const char *f = kp_target_str(r->target, "kernel", "filter");
-	const char *k = kp_target_str(r->target, "kernel", "name");
 	struct kp_ncu_run sum;
 	struct kp_err err;
 	json_t *names, *v;
-	char *path;
+	char *path, words[512];
 	size_t i;
 
 	stop_if_interrupted(r);
+	if (unreadable(run)) {
+		/* bad input, not a failed target */
+		kp_warn("%s: ncu cannot import it as a report (%s: %s)", r->import, label,
+		    run->v.reason);
+		finish(r, "bad-report", KP_EXIT_DATA);
+	}
 	switch (run->v.outcome) {
 	case KP_OUT_NOMATCH:
-		kp_warn("%s: no kernel matched the filter %s %s (%s)", label,
-		    kp_target_str(r->target, "kernel", "filter_mode") != NULL ?
-		    kp_target_str(r->target, "kernel", "filter_mode") : "regex",
-		    f != NULL ? f : k != NULL ? k : "(none)", run->v.reason);
+		import_filter_words(r, words, sizeof(words));
+		kp_warn("%s: no kernel matched %s (%s)", label, words, run->v.reason);
 		kp_warn("report: %s", r->import);
 		/* the kernels the report holds: its per-kernel summary */
 		path = kp_artifact_path(r->abs_dir, KP_ART_IMPORT_SUMMARY);
@@ -1124,14 +1158,12 @@ import_failed(struct run *r, const char *label, struct kp_ncu_run *run)
 		free(path);
 		finish(r, kp_outcome_status(KP_OUT_NOMATCH), KP_EXIT_NOMATCH);
 		break;
-	case KP_OUT_TARGET:
-		/* ncu could not read the file: bad input, not a failed target */
-		kp_warn("%s: ncu cannot import it as a report (%s: %s)", r->import, label,
-		    run->v.reason);
-		finish(r, "bad-report", KP_EXIT_DATA);
+	case KP_OUT_MISSING:
+		kp_warn("%s: %s: %s", label, r->ncu.bin, run->v.reason);
+		finish(r, kp_outcome_status(run->v.outcome), kp_outcome_exit(run->v.outcome));
 		break;
 	default:
-		explain(r, KP_STAGE_FULL, &run->v);
+		kp_warn("%s: ncu failed: %s", label, run->v.reason);
 		finish(r, kp_outcome_status(run->v.outcome), kp_outcome_exit(run->v.outcome));
 	}
 }
