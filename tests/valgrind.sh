@@ -75,6 +75,13 @@ PREP='RANK=1; export RANK'
 vg rank-exec-other 0 "$B/kp-rank-exec" --ranks 0 -- ncu -- true
 PREP='RANK=x; export RANK'
 vg rank-exec-bad-rank 4 "$B/kp-rank-exec" -- ncu -- true
+PREP='KP_FAKE_NCU_DIR=$F; export KP_FAKE_NCU_DIR'
+vg collect-import 0 "$B/kp-collect" --import "$F/full.ncu-rep" --ncu-bin "$top/tests/bin/ncu" --output-dir p
+vg collect-import-nomatch 5 "$B/kp-collect" --import "$F/full.ncu-rep" --ncu-bin "$top/tests/bin/ncu" --kernel-name nope --output-dir p
+vg collect-import-missing 3 "$B/kp-collect" --import nothere.ncu-rep --ncu-bin "$top/tests/bin/ncu"
+PREP='KP_FAKE_NCU_DIR=$FIX/h200/hgemm_v0_basic_import; export KP_FAKE_NCU_DIR; echo x >bad.ncu-rep'
+vg collect-import-basic 0 "$B/kp-collect" --import "$FIX/h200/hgemm_v0_basic_import/basic.ncu-rep" --ncu-bin "$top/tests/bin/ncu" --output-dir p
+vg collect-import-bad-report 3 "$B/kp-collect" --import bad.ncu-rep --ncu-bin "$top/tests/bin/ncu" --output-dir p
 PREP="$target"'; KP_FAKE_NCU_DIR=$FIX/h200/gemm_discovery'
 vg discover 0 "$B/kp-discover" profile/t/profile-target.yaml
 echo "valgrind: $pass passed, $fail failed"
