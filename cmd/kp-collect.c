@@ -1310,8 +1310,8 @@ import_main(struct run *r, const struct opts *o, int argc, char **argv)
 	import_environment(r);
 	stop_if_interrupted(r);
 
-	path = kp_artifact_path(r->abs_dir, KP_ART_IMPORT_DETAILS);
-	if (import_pass(r, "details", "details", path, kp_artifact_rel(KP_ART_IMPORT_DETAILS),
+	path = kp_artifact_path(r->abs_dir, KP_ART_NCU_DETAILS);
+	if (import_pass(r, "details", "details", path, kp_artifact_rel(KP_ART_NCU_DETAILS),
 	    &run) != KP_OUT_OK)
 		import_failed(r, "details", &run);
 	kp_ncu_run_free(&run);

@@ -47,7 +47,6 @@ static const struct artifact {
 	[KP_ART_TREND] = ART("comparison/", "trend.md"),
 	[KP_ART_PLOT_SCRIPT] = ART("visual/", "profile_summary.gp"),
 	[KP_ART_ROOFLINE_DAT] = ART("visual/", "roofline.dat"),
-	[KP_ART_IMPORT_DETAILS] = ART(KP_DETAILS "/", "import_details.csv"),
 	[KP_ART_IMPORT_SESSION] = ART(KP_DETAILS "/", "import_session.csv"),
 	[KP_ART_IMPORT_SUMMARY] = ART(KP_DETAILS "/", "import_summary.csv"),
 #undef ART

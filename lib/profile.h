@@ -38,7 +38,6 @@ enum kp_artifact {
 	KP_ART_TREND,		/* comparison/trend.md */
 	KP_ART_PLOT_SCRIPT,	/* visual/profile_summary.gp */
 	KP_ART_ROOFLINE_DAT,	/* visual/roofline.dat */
-	KP_ART_IMPORT_DETAILS,	/* details/import_details.csv: an import's details page */
 	KP_ART_IMPORT_SESSION,	/* details/import_session.csv: its session page */
 	KP_ART_IMPORT_SUMMARY,	/* details/import_summary.csv: its kernels (no match) */
 	KP_NARTIFACTS
