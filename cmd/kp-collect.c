@@ -1295,8 +1295,10 @@ import_main(struct run *r, const struct opts *o, int argc, char **argv)
 		kp_die(KP_EXIT_USAGE, "%s: an import selects launches by kernel name or id; "
 		    "ncu --import takes no NVTX filter (kernel.filter_mode nvtx-range)",
 		    argc == 1 ? argv[0] : "--import");
-	/* reading a report needs no counters: never sudo */
+	/* reading a report needs no counters: never sudo; and no job to launch */
 	json_object_set_new(section(r->target, "privilege"), "mode", json_string("none"));
+	json_object_del(section(r->target, "target"), "launcher");
+	json_object_del(section(r->target, "target"), "ranks");
 	if (r->profile_dir == NULL)
 		r->profile_dir = o->outdir != NULL ? kp_xstrdup(o->outdir) :
 		    import_profile_dir(r->target, o->import);
