@@ -82,6 +82,16 @@ rep_sec_target(struct rep *r)
 			put_word(r->fp, json_string_value(w) ? json_string_value(w) : "");
 		}
 		fprintf(r->fp, "`\n");
+	} else if (rep_jstr(r->manifest, "import.path")) {
+		const char *sha = rep_jstr(r->manifest, "import.sha256");
+
+		fprintf(r->fp, "- Imported report: `%s` (sha256 %.16s…)\n",
+		    rep_jstr(r->manifest, "import.path"), sha ? sha : "?");
+		if (rep_jstr(r->manifest, "import.profiled_command"))
+			fprintf(r->fp, "- Command that made it (from the report): `%s`\n",
+			    rep_jstr(r->manifest, "import.profiled_command"));
+		if (rep_jstr(r->manifest, "import.created"))
+			fprintf(r->fp, "- Report created: %s\n", rep_jstr(r->manifest, "import.created"));
 	} else
 		fprintf(r->fp, "- Command: not recorded (no %s or %s; kp-gentarget writes the"
 		    " target, kp-collect the manifest)\n", kp_artifact_rel(KP_ART_MANIFEST),
@@ -277,6 +287,18 @@ rep_sec_next(struct rep *r)
 	const char *cls = rep_jstr(r->decision, "primary");
 
 	fprintf(r->fp, "## Next profiling actions\n\n");
+	if (r->target == NULL && rep_jstr(r->manifest, "import.path")) {
+		/* An imported report: no target to re-run, only the command it names. */
+		fprintf(r->fp, "%d. The data came from an imported report; it holds only the"
+		    " sections it was made with. To measure more (another stage, more launches),"
+		    " profile the kernel live with kp-profile and the command the report names"
+		    " (Target summary above).\n", ++n);
+		if (r->kernel != NULL)
+			fprintf(r->fp, "%d. After changing the kernel, profile again and compare:"
+			    " `kp-compare --current NEW_PROFILE_DIR --baseline %s`\n", ++n, r->dir);
+		fprintf(r->fp, "%d. Regenerate this report: `kp-report %s`\n\n", ++n, r->dir);
+		return;
+	}
 	if (!rep_exists_in(r->dir, kp_stage_rel(KP_STAGE_BASIC)) && r->kernel == NULL) {
 		fprintf(r->fp, "%d. Collect the basic stage: `kp-collect --stages basic %s/%s`\n",
 		    ++n, r->dir, kp_artifact_rel(KP_ART_TARGET));
