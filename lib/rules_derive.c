@@ -255,8 +255,15 @@ kp_rules_derive_more(struct ctx *c, const char *name, double *out, int *rc)
 	} else if (strcmp(name, "sectors_wasted_share") == 0) {
 		if (kp_rules_value(c, "src.sector_excess", &a) == 0 && a > 0)
 			*out = clamp01(1 - 1 / a), *rc = 0;
-		else if (kp_rules_value(c, "global_load_sectors_per_request", &a) == 0 && a > 0)
-			*out = clamp01(1 - 16 / a), *rc = 0;	/* 16-byte loads: the least waste */
+		else {
+			/* 16 sectors a request (16-byte accesses) waste the least; the
+			 * worse of loads and stores */
+			if (kp_rules_value(c, "global_load_sectors_per_request", &a) == 0 && a > 0)
+				*out = clamp01(1 - 16 / a), *rc = 0;
+			if (kp_rules_value(c, "global_store_sectors_per_request", &b) == 0 && b > 0 &&
+			    (*rc != 0 || clamp01(1 - 16 / b) > *out))
+				*out = clamp01(1 - 16 / b), *rc = 0;
+		}
 	} else if (strcmp(name, "bank_conflict_share") == 0) {
 		if (kp_rules_value(c, "src.shared_excess", &a) == 0 && a > 0)
 			*out = clamp01(1 - 1 / a), *rc = 0;

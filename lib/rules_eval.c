@@ -123,6 +123,10 @@ derive(struct ctx *c, const char *name, double *out, int *rc)
 		if (both(c, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
 		    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", &a, &b) == 0 && b > 0)
 			*out = a / b, *rc = 0;
+	} else if (strcmp(name, "global_store_sectors_per_request") == 0) {
+		if (both(c, "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+		    "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", &a, &b) == 0 && b > 0)
+			*out = a / b, *rc = 0;
 	} else if (strcmp(name, "threads_per_inst") == 0) {
 		*rc = kp_rules_raw(c, "smsp__thread_inst_executed_per_inst_executed.ratio", out);
 	} else if (strncmp(name, "stall_share.", 12) == 0) {
@@ -283,6 +287,7 @@ derived_inputs(const char *name)
 		{ "waves_per_sm", " (waves_per_sm, or grid_size, sm_count, launch__occupancy_limit_*)" },
 		{ "shared_conflict_share", " (shared_bank_conflicts, l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum, _op_st.sum)" },
 		{ "global_load_sectors_per_request", " (l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum, l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum)" },
+		{ "global_store_sectors_per_request", " (l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum, l1tex__t_requests_pipe_lsu_mem_global_op_st.sum)" },
 		{ "threads_per_inst", " (smsp__thread_inst_executed_per_inst_executed.ratio)" },
 	};
 	const char *more = kp_rules_derive_inputs(name);
