@@ -72,8 +72,8 @@ mx_launch_start(struct ex *x, struct kernel *k, long long id, struct kp_err *err
  */
 
 /* Escape and sort the keys added since the last call; -1 out of memory. */
-static int
-jkeys_update(struct ex *x)
+int
+mx_jkeys_update(struct ex *x)
 {
 	size_t j, id;
 	char **nk;
@@ -110,7 +110,7 @@ jsonl_ready(struct ex *x, struct kernel *k)
 		k->jstate = (k->jname = mx_jesc(k->name)) != NULL ? 1 : -1;
 	if (x->jpath_state == 0)
 		x->jpath_state = (x->jpath = mx_jesc(x->path)) != NULL ? 1 : -1;
-	if (x->nkorder != x->nkeys && jkeys_update(x) < 0)
+	if (x->nkorder != x->nkeys && mx_jkeys_update(x) < 0)
 		x->jkeys_bad = 1;
 	return k->jstate == 1 && x->jpath_state == 1 && !x->jkeys_bad;
 }

@@ -49,6 +49,7 @@ struct metric {
 	char *unit;		/* base unit, or the unknown unit as printed */
 	uint64_t hash;		/* of name: kept for the table's growth and probes */
 	char *jname;		/* name as a JSON string, once (metrics_all.json) */
+	signed char key;	/* kp_key_metric(name) + 1, once; 0 not yet asked */
 };
 
 struct uover {			/* kernel's own unit of a metric */
@@ -208,6 +209,7 @@ int mx_jset(json_t *o, const char *key, json_t *v);
 int mx_jset_key(json_t *o, const char *key, json_t *v);
 char *mx_jesc(const char *s);
 int mx_keycmp(const char *a, const char *b);
+int mx_jkeys_update(struct ex *x);
 char *mx_put_str(char *p, const char *s);
 char *mx_put_ll(char *p, long long v);
 char *mx_put_num(char *p, double v);

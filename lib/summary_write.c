@@ -24,8 +24,8 @@
  * them up to MX_KEEP); when none of the sampled launches has the key (it is
  * in a few launches only), its mean over all launches.
  */
-static json_t *
-key_median(const struct kernel *k, size_t i)
+static double
+key_median_v(const struct kernel *k, size_t i)
 {
 	double v[MX_KEEP];
 	size_t n = 0, s;
@@ -37,8 +37,14 @@ key_median(const struct kernel *k, size_t i)
 			v[n++] = b->over[b->nover + i];
 	}
 	if (n == 0)
-		return mx_jnum(k->keys[i].sum / (double)k->keys[i].seen);
-	return mx_jnum(mx_median(v, n));
+		return k->keys[i].sum / (double)k->keys[i].seen;
+	return mx_median(v, n);
+}
+
+static json_t *
+key_median(const struct kernel *k, size_t i)
+{
+	return mx_jnum(key_median_v(k, i));
 }
 
 static json_t *
@@ -198,9 +204,14 @@ metrics_json(struct ex *x, struct kernel *k, json_t *met, json_t *units, int key
 		return -1;
 	for (j = 0; j < x->nm && k->nmed > 0; j++) {
 		uint32_t id = x->byname[j];
-		const struct metric *m = &x->m[id];
+		struct metric *m = &x->m[id];
 
-		if (id >= k->span || !x->hasmed[id] || (key_only && !kp_key_metric(m->name)))
+		if (id >= k->span || !x->hasmed[id])
+			continue;
+		/* asked once per metric, not once per kernel and metric */
+		if (key_only && m->key == 0)
+			m->key = (signed char)(kp_key_metric(m->name) + 1);
+		if (key_only && m->key == 1)
 			continue;
 		if (mx_jset(met, m->name, mx_jnum(x->med[id])) < 0 ||
 		    mx_jset(units, m->name, json_string(mx_metric_unit(x, k, id))) < 0)
@@ -360,6 +371,213 @@ put_nested(FILE *fp, json_t *v, int depth)
 	return 0;
 }
 
+
+/*
+ * Kernel k's object of metrics_summary.json written directly, byte for byte
+ * what put_nested(kernel_json(x, k, 0), 2) writes (jansson's indent of 2,
+ * sorted keys, numbers as mx_put_num(), strings escaped by jansson where they
+ * need it), without building and dumping its jansson objects.
+ * tests/unit/check_summary.c compares the file with jansson's dump.
+ * 1 when it cannot (a key jansson would refuse): the caller uses jansson.
+ */
+static void
+put_num(FILE *fp, double v)
+{
+	char num[64];
+
+	*mx_put_num(num, v) = '\0';
+	fputs(num, fp);
+}
+
+static void
+put_ints(FILE *fp, const long long *v, size_t n)
+{
+	char num[32];
+	size_t i;
+
+	fputs("[", fp);
+	for (i = 0; i < n; i++) {
+		fputs(i > 0 ? ",\n        " : "\n        ", fp);
+		*mx_put_ll(num, v[i]) = '\0';
+		fputs(num, fp);
+	}
+	fputs(n > 0 ? "\n      ]" : "]", fp);
+}
+
+/* the summary's or the spread's keys: stalls.x under "stalls" */
+static void
+put_keys(struct ex *x, FILE *fp, const struct kernel *k, int spread)
+{
+	size_t i, n = 0, ns = 0;
+
+	fputs("{", fp);
+	for (i = 0; i < x->nkorder; i++) {
+		size_t id = x->korder[i];
+		int st;
+		const char *pad;
+
+		if (id >= k->nkeys || k->keys[id].seen == 0)
+			continue;
+		st = strncmp(x->keyname[id], "stalls.", 7) == 0;
+		if (st) {
+			if (ns++ == 0)
+				fputs(n++ > 0 ? ",\n        \"stalls\": {" : "\n        \"stalls\": {", fp);
+			fputs(ns > 1 ? ",\n          " : "\n          ", fp);
+		} else {
+			if (ns > 0) {
+				fputs("\n        }", fp);
+				ns = 0;
+			}
+			fputs(n++ > 0 ? ",\n        " : "\n        ", fp);
+		}
+		fputs(x->jkey[id], fp);
+		fputs(": ", fp);
+		if (!spread) {
+			put_num(fp, key_median_v(k, id));
+			continue;
+		}
+		pad = st ? "\n            " : "\n          ";
+		fputs("{", fp);
+		fputs(pad, fp);
+		fputs("\"max\": ", fp);
+		put_num(fp, k->keys[id].max);
+		fputs(",", fp);
+		fputs(pad, fp);
+		fputs("\"min\": ", fp);
+		put_num(fp, k->keys[id].min);
+		fputs(st ? "\n          }" : "\n        }", fp);
+	}
+	if (ns > 0)
+		fputs("\n        }", fp);
+	fputs(n > 0 ? "\n      }" : "}", fp);
+}
+
+/* the short "metrics" or "units" map */
+static int
+put_short_map(struct ex *x, FILE *fp, struct kernel *k, int units)
+{
+	size_t j, n = 0;
+
+	fputs("{", fp);
+	for (j = 0; j < x->nm && k->nmed > 0; j++) {
+		uint32_t id = x->byname[j];
+		struct metric *m = &x->m[id];
+
+		if (id >= k->span || !x->hasmed[id])
+			continue;
+		if (x->short_maps && m->key == 0)
+			m->key = (signed char)(kp_key_metric(m->name) + 1);
+		if (x->short_maps && m->key == 1)
+			continue;
+		if (m->jname == NULL && (m->jname = mx_jesc(m->name)) == NULL)
+			return -1;
+		fputs(n++ > 0 ? ",\n        " : "\n        ", fp);
+		fputs(m->jname, fp);
+		fputs(": ", fp);
+		if (units) {
+			if (mx_put_jstr(fp, mx_metric_unit(x, k, id)) < 0)
+				return -1;
+		} else
+			put_num(fp, x->med[id]);
+	}
+	fputs(n > 0 ? "\n      }" : "}", fp);
+	return 0;
+}
+
+static int
+write_sum_kernel(struct ex *x, FILE *fp, struct kernel *k)
+{
+	long long v[3];
+	char num[32];
+	char *fn;
+	size_t i, n;
+	int r;
+
+	if (x->nkorder != x->nkeys && mx_jkeys_update(x) < 0)
+		return -1;
+	if (x->jkeys_bad)
+		return 1;
+	if (kernel_medians(x, k) < 0)
+		return -1;
+	fputs("{", fp);
+	if (k->have_block) {
+		fputs("\n      \"block\": ", fp);
+		for (i = 0; i < 3; i++)
+			v[i] = (long long)k->block[i];
+		put_ints(fp, v, 3);
+		fputs(",", fp);
+	}
+	if (k->cc) {
+		fputs("\n      \"cc\": ", fp);
+		if (mx_put_jstr(fp, k->cc) < 0)
+			return -1;
+		fputs(",", fp);
+	}
+	if (k->device) {
+		fputs("\n      \"device\": ", fp);
+		if (mx_put_jstr(fp, k->device) < 0)
+			return -1;
+		fputs(",", fp);
+	}
+	if ((fn = kp_kernel_function(k->name)) == NULL)
+		return -1;
+	fputs("\n      \"function\": ", fp);
+	r = mx_put_jstr(fp, fn);
+	free(fn);
+	if (r < 0)
+		return -1;
+	fputs(",", fp);
+	if (k->have_grid) {
+		fputs("\n      \"grid\": ", fp);
+		for (i = 0; i < 3; i++)
+			v[i] = (long long)k->grid[i];
+		put_ints(fp, v, 3);
+		fputs(",", fp);
+	}
+	fputs("\n      \"ids\": [", fp);
+	n = 0;
+	for (i = 0; i < k->nids && n < KP_IDS_LISTED; i++) {
+		long long id;
+
+		for (id = k->ids[i].lo; id <= k->ids[i].hi && n < KP_IDS_LISTED; id++) {
+			fputs(n++ > 0 ? ",\n        " : "\n        ", fp);
+			*mx_put_ll(num, id) = '\0';
+			fputs(num, fp);
+		}
+	}
+	fputs(n > 0 ? "\n      ]," : "],", fp);
+	if (k->ids_cut)
+		fputs("\n      \"ids_truncated\": true,", fp);
+	*mx_put_ll(num, (long long)k->launches) = '\0';
+	fprintf(fp, "\n      \"launches\": %s,\n      \"median\": \"%s\",\n      \"metrics\": ", num,
+	    k->launches > k->nsamp ? "sampled" : "exact");
+	if (put_short_map(x, fp, k, 0) < 0)
+		return -1;
+	*mx_put_ll(num, (long long)k->nmed) = '\0';
+	fprintf(fp, ",\n      \"metrics_count\": %s,\n      \"name\": ", num);
+	if (mx_put_jstr(fp, k->name) < 0)
+		return -1;
+	if (k->launches > 1) {
+		fputs(",\n      \"spread\": ", fp);
+		put_keys(x, fp, k, 1);
+	}
+	fputs(",\n      \"summary\": ", fp);
+	put_keys(x, fp, k, 0);
+	fputs(",\n      \"units\": ", fp);
+	if (put_short_map(x, fp, k, 1) < 0)
+		return -1;
+	fputs(",\n      \"unknown_units\": [", fp);
+	if (k->nunknown > 1)
+		qsort(k->unknown, k->nunknown, sizeof(*k->unknown), cmpstr);
+	for (i = 0; i < k->nunknown; i++) {
+		fputs(i > 0 ? ",\n        " : "\n        ", fp);
+		if (mx_put_jstr(fp, k->unknown[i]) < 0)
+			return -1;
+	}
+	fputs(k->nunknown > 0 ? "\n      ]\n    }" : "]\n    }", fp);
+	return 0;
+}
+
 static int write_all_kernel(struct ex *x, FILE *fp, size_t i, const char *path,
     struct kp_err *err);
 
@@ -375,6 +593,7 @@ mx_write_files(struct ex *x, FILE *sfp, const char *spath, FILE *afp, const char
     struct kp_err *err)
 {
 	size_t i, primary = primary_of(x);
+	int r;
 
 	fputs("{\n  \"inputs\": ", sfp);
 	if (put_nested(sfp, x->inputs, 1) < 0)
@@ -386,9 +605,13 @@ mx_write_files(struct ex *x, FILE *sfp, const char *spath, FILE *afp, const char
 
 		if (write_all_kernel(x, afp, i, apath, err) < 0)
 			return -1;
+		fputs(i > 0 ? ",\n    " : "\n    ", sfp);
+		if ((r = write_sum_kernel(x, sfp, x->k[i])) < 0)
+			return mx_nomem(err);
+		if (r == 0)
+			continue;
 		if ((o = kernel_json(x, x->k[i], 0)) == NULL)
 			return mx_nomem(err);
-		fputs(i > 0 ? ",\n    " : "\n    ", sfp);
 		if (put_nested(sfp, o, 2) < 0) {
 			json_decref(o);
 			return mx_nomem(err);
