@@ -373,6 +373,80 @@ put_nested(FILE *fp, json_t *v, int depth)
 
 
 /*
+ * A buffer in front of stdio: the summary and metrics_all.json are written
+ * in pieces of a few bytes, and fputs() costs more than the copy.
+ */
+struct wb {
+	FILE *fp;
+	size_t n;
+	char b[16384];
+};
+
+static void
+wb_flush(struct wb *w)
+{
+	if (w->n > 0)
+		fwrite(w->b, 1, w->n, w->fp);
+	w->n = 0;
+}
+
+/* at least n bytes free (n at most sizeof(w->b)) */
+static void
+wb_room(struct wb *w, size_t n)
+{
+	if (sizeof(w->b) - w->n < n)
+		wb_flush(w);
+}
+
+static void
+wb_put(struct wb *w, const char *s, size_t n)
+{
+	if (n > sizeof(w->b) / 2) {
+		wb_flush(w);
+		fwrite(s, 1, n, w->fp);
+		return;
+	}
+	wb_room(w, n);
+	memcpy(w->b + w->n, s, n);
+	w->n += n;
+}
+
+static void
+wb_puts(struct wb *w, const char *s)
+{
+	wb_put(w, s, strlen(s));
+}
+
+static void
+wb_ll(struct wb *w, long long v)
+{
+	wb_room(w, 32);
+	w->n = (size_t)(mx_put_ll(w->b + w->n, v) - w->b);
+}
+
+/* s as a JSON string: as mx_put_jstr() does */
+static int
+wb_jstr(struct wb *w, const char *s)
+{
+	const unsigned char *p;
+	char *e;
+
+	for (p = (const unsigned char *)s; *p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\'; p++)
+		;
+	if (*p == '\0') {
+		wb_put(w, "\"", 1);
+		wb_put(w, s, (size_t)(p - (const unsigned char *)s));
+		wb_put(w, "\"", 1);
+		return 0;
+	}
+	if ((e = mx_jesc(s)) == NULL)
+		return -1;
+	wb_puts(w, e);
+	free(e);
+	return 0;
+}
+
+/*
  * Kernel k's object of metrics_summary.json written directly, byte for byte
  * what put_nested(kernel_json(x, k, 0), 2) writes (jansson's indent of 2,
  * sorted keys, numbers as mx_put_num(), strings escaped by jansson where they
@@ -381,36 +455,32 @@ put_nested(FILE *fp, json_t *v, int depth)
  * 1 when it cannot (a key jansson would refuse): the caller uses jansson.
  */
 static void
-put_num(FILE *fp, double v)
+put_num(struct wb *fp, double v)
 {
-	char num[64];
-
-	*mx_put_num(num, v) = '\0';
-	fputs(num, fp);
+	wb_room(fp, 64);
+	fp->n = (size_t)(mx_put_num(fp->b + fp->n, v) - fp->b);
 }
 
 static void
-put_ints(FILE *fp, const long long *v, size_t n)
+put_ints(struct wb *fp, const long long *v, size_t n)
 {
-	char num[32];
 	size_t i;
 
-	fputs("[", fp);
+	wb_puts(fp, "[");
 	for (i = 0; i < n; i++) {
-		fputs(i > 0 ? ",\n        " : "\n        ", fp);
-		*mx_put_ll(num, v[i]) = '\0';
-		fputs(num, fp);
+		wb_puts(fp, i > 0 ? ",\n        " : "\n        ");
+		wb_ll(fp, v[i]);
 	}
-	fputs(n > 0 ? "\n      ]" : "]", fp);
+	wb_puts(fp, n > 0 ? "\n      ]" : "]");
 }
 
 /* the summary's or the spread's keys: stalls.x under "stalls" */
 static void
-put_keys(struct ex *x, FILE *fp, const struct kernel *k, int spread)
+put_keys(struct ex *x, struct wb *fp, const struct kernel *k, int spread)
 {
 	size_t i, n = 0, ns = 0;
 
-	fputs("{", fp);
+	wb_puts(fp, "{");
 	for (i = 0; i < x->nkorder; i++) {
 		size_t id = x->korder[i];
 		int st;
@@ -421,44 +491,44 @@ put_keys(struct ex *x, FILE *fp, const struct kernel *k, int spread)
 		st = strncmp(x->keyname[id], "stalls.", 7) == 0;
 		if (st) {
 			if (ns++ == 0)
-				fputs(n++ > 0 ? ",\n        \"stalls\": {" : "\n        \"stalls\": {", fp);
-			fputs(ns > 1 ? ",\n          " : "\n          ", fp);
+				wb_puts(fp, n++ > 0 ? ",\n        \"stalls\": {" : "\n        \"stalls\": {");
+			wb_puts(fp, ns > 1 ? ",\n          " : "\n          ");
 		} else {
 			if (ns > 0) {
-				fputs("\n        }", fp);
+				wb_puts(fp, "\n        }");
 				ns = 0;
 			}
-			fputs(n++ > 0 ? ",\n        " : "\n        ", fp);
+			wb_puts(fp, n++ > 0 ? ",\n        " : "\n        ");
 		}
-		fputs(x->jkey[id], fp);
-		fputs(": ", fp);
+		wb_puts(fp, x->jkey[id]);
+		wb_puts(fp, ": ");
 		if (!spread) {
 			put_num(fp, key_median_v(k, id));
 			continue;
 		}
 		pad = st ? "\n            " : "\n          ";
-		fputs("{", fp);
-		fputs(pad, fp);
-		fputs("\"max\": ", fp);
+		wb_puts(fp, "{");
+		wb_puts(fp, pad);
+		wb_puts(fp, "\"max\": ");
 		put_num(fp, k->keys[id].max);
-		fputs(",", fp);
-		fputs(pad, fp);
-		fputs("\"min\": ", fp);
+		wb_puts(fp, ",");
+		wb_puts(fp, pad);
+		wb_puts(fp, "\"min\": ");
 		put_num(fp, k->keys[id].min);
-		fputs(st ? "\n          }" : "\n        }", fp);
+		wb_puts(fp, st ? "\n          }" : "\n        }");
 	}
 	if (ns > 0)
-		fputs("\n        }", fp);
-	fputs(n > 0 ? "\n      }" : "}", fp);
+		wb_puts(fp, "\n        }");
+	wb_puts(fp, n > 0 ? "\n      }" : "}");
 }
 
 /* the short "metrics" or "units" map */
 static int
-put_short_map(struct ex *x, FILE *fp, struct kernel *k, int units)
+put_short_map(struct ex *x, struct wb *fp, struct kernel *k, int units)
 {
 	size_t j, n = 0;
 
-	fputs("{", fp);
+	wb_puts(fp, "{");
 	for (j = 0; j < x->nm && k->nmed > 0; j++) {
 		uint32_t id = x->byname[j];
 		struct metric *m = &x->m[id];
@@ -471,24 +541,23 @@ put_short_map(struct ex *x, FILE *fp, struct kernel *k, int units)
 			continue;
 		if (m->jname == NULL && (m->jname = mx_jesc(m->name)) == NULL)
 			return -1;
-		fputs(n++ > 0 ? ",\n        " : "\n        ", fp);
-		fputs(m->jname, fp);
-		fputs(": ", fp);
+		wb_puts(fp, n++ > 0 ? ",\n        " : "\n        ");
+		wb_puts(fp, m->jname);
+		wb_puts(fp, ": ");
 		if (units) {
-			if (mx_put_jstr(fp, mx_metric_unit(x, k, id)) < 0)
+			if (wb_jstr(fp, mx_metric_unit(x, k, id)) < 0)
 				return -1;
 		} else
 			put_num(fp, x->med[id]);
 	}
-	fputs(n > 0 ? "\n      }" : "}", fp);
+	wb_puts(fp, n > 0 ? "\n      }" : "}");
 	return 0;
 }
 
 static int
-write_sum_kernel(struct ex *x, FILE *fp, struct kernel *k)
+write_sum_kernel(struct ex *x, struct wb *fp, struct kernel *k)
 {
 	long long v[3];
-	char num[32];
 	char *fn;
 	size_t i, n;
 	int r;
@@ -499,86 +568,87 @@ write_sum_kernel(struct ex *x, FILE *fp, struct kernel *k)
 		return 1;
 	if (kernel_medians(x, k) < 0)
 		return -1;
-	fputs("{", fp);
+	wb_puts(fp, "{");
 	if (k->have_block) {
-		fputs("\n      \"block\": ", fp);
+		wb_puts(fp, "\n      \"block\": ");
 		for (i = 0; i < 3; i++)
 			v[i] = (long long)k->block[i];
 		put_ints(fp, v, 3);
-		fputs(",", fp);
+		wb_puts(fp, ",");
 	}
 	if (k->cc) {
-		fputs("\n      \"cc\": ", fp);
-		if (mx_put_jstr(fp, k->cc) < 0)
+		wb_puts(fp, "\n      \"cc\": ");
+		if (wb_jstr(fp, k->cc) < 0)
 			return -1;
-		fputs(",", fp);
+		wb_puts(fp, ",");
 	}
 	if (k->device) {
-		fputs("\n      \"device\": ", fp);
-		if (mx_put_jstr(fp, k->device) < 0)
+		wb_puts(fp, "\n      \"device\": ");
+		if (wb_jstr(fp, k->device) < 0)
 			return -1;
-		fputs(",", fp);
+		wb_puts(fp, ",");
 	}
 	if ((fn = kp_kernel_function(k->name)) == NULL)
 		return -1;
-	fputs("\n      \"function\": ", fp);
-	r = mx_put_jstr(fp, fn);
+	wb_puts(fp, "\n      \"function\": ");
+	r = wb_jstr(fp, fn);
 	free(fn);
 	if (r < 0)
 		return -1;
-	fputs(",", fp);
+	wb_puts(fp, ",");
 	if (k->have_grid) {
-		fputs("\n      \"grid\": ", fp);
+		wb_puts(fp, "\n      \"grid\": ");
 		for (i = 0; i < 3; i++)
 			v[i] = (long long)k->grid[i];
 		put_ints(fp, v, 3);
-		fputs(",", fp);
+		wb_puts(fp, ",");
 	}
-	fputs("\n      \"ids\": [", fp);
+	wb_puts(fp, "\n      \"ids\": [");
 	n = 0;
 	for (i = 0; i < k->nids && n < KP_IDS_LISTED; i++) {
 		long long id;
 
 		for (id = k->ids[i].lo; id <= k->ids[i].hi && n < KP_IDS_LISTED; id++) {
-			fputs(n++ > 0 ? ",\n        " : "\n        ", fp);
-			*mx_put_ll(num, id) = '\0';
-			fputs(num, fp);
+			wb_puts(fp, n++ > 0 ? ",\n        " : "\n        ");
+			wb_ll(fp, id);
 		}
 	}
-	fputs(n > 0 ? "\n      ]," : "],", fp);
+	wb_puts(fp, n > 0 ? "\n      ]," : "],");
 	if (k->ids_cut)
-		fputs("\n      \"ids_truncated\": true,", fp);
-	*mx_put_ll(num, (long long)k->launches) = '\0';
-	fprintf(fp, "\n      \"launches\": %s,\n      \"median\": \"%s\",\n      \"metrics\": ", num,
-	    k->launches > k->nsamp ? "sampled" : "exact");
+		wb_puts(fp, "\n      \"ids_truncated\": true,");
+	wb_puts(fp, "\n      \"launches\": ");
+	wb_ll(fp, (long long)k->launches);
+	wb_puts(fp, k->launches > k->nsamp ? ",\n      \"median\": \"sampled\",\n      \"metrics\": " :
+	    ",\n      \"median\": \"exact\",\n      \"metrics\": ");
 	if (put_short_map(x, fp, k, 0) < 0)
 		return -1;
-	*mx_put_ll(num, (long long)k->nmed) = '\0';
-	fprintf(fp, ",\n      \"metrics_count\": %s,\n      \"name\": ", num);
-	if (mx_put_jstr(fp, k->name) < 0)
+	wb_puts(fp, ",\n      \"metrics_count\": ");
+	wb_ll(fp, (long long)k->nmed);
+	wb_puts(fp, ",\n      \"name\": ");
+	if (wb_jstr(fp, k->name) < 0)
 		return -1;
 	if (k->launches > 1) {
-		fputs(",\n      \"spread\": ", fp);
+		wb_puts(fp, ",\n      \"spread\": ");
 		put_keys(x, fp, k, 1);
 	}
-	fputs(",\n      \"summary\": ", fp);
+	wb_puts(fp, ",\n      \"summary\": ");
 	put_keys(x, fp, k, 0);
-	fputs(",\n      \"units\": ", fp);
+	wb_puts(fp, ",\n      \"units\": ");
 	if (put_short_map(x, fp, k, 1) < 0)
 		return -1;
-	fputs(",\n      \"unknown_units\": [", fp);
+	wb_puts(fp, ",\n      \"unknown_units\": [");
 	if (k->nunknown > 1)
 		qsort(k->unknown, k->nunknown, sizeof(*k->unknown), cmpstr);
 	for (i = 0; i < k->nunknown; i++) {
-		fputs(i > 0 ? ",\n        " : "\n        ", fp);
-		if (mx_put_jstr(fp, k->unknown[i]) < 0)
+		wb_puts(fp, i > 0 ? ",\n        " : "\n        ");
+		if (wb_jstr(fp, k->unknown[i]) < 0)
 			return -1;
 	}
-	fputs(k->nunknown > 0 ? "\n      ]\n    }" : "]\n    }", fp);
+	wb_puts(fp, k->nunknown > 0 ? "\n      ]\n    }" : "]\n    }");
 	return 0;
 }
 
-static int write_all_kernel(struct ex *x, FILE *fp, size_t i, const char *path,
+static int write_all_kernel(struct ex *x, struct wb *fp, size_t i, const char *path,
     struct kp_err *err);
 
 /*
@@ -593,6 +663,7 @@ mx_write_files(struct ex *x, FILE *sfp, const char *spath, FILE *afp, const char
     struct kp_err *err)
 {
 	size_t i, primary = primary_of(x);
+	struct wb sw, aw;
 	int r;
 
 	fputs("{\n  \"inputs\": ", sfp);
@@ -600,16 +671,21 @@ mx_write_files(struct ex *x, FILE *sfp, const char *spath, FILE *afp, const char
 		return mx_nomem(err);
 	fputs(x->nk > 0 ? ",\n  \"kernels\": [" : ",\n  \"kernels\": [],\n", sfp);
 	fputs("{\n  \"kernels\": [", afp);
+	aw.fp = afp;
+	aw.n = 0;
+	sw.fp = sfp;
+	sw.n = 0;
 	for (i = 0; i < x->nk; i++) {
 		json_t *o;
 
-		if (write_all_kernel(x, afp, i, apath, err) < 0)
+		if (write_all_kernel(x, &aw, i, apath, err) < 0)
 			return -1;
-		fputs(i > 0 ? ",\n    " : "\n    ", sfp);
-		if ((r = write_sum_kernel(x, sfp, x->k[i])) < 0)
+		wb_puts(&sw, i > 0 ? ",\n    " : "\n    ");
+		if ((r = write_sum_kernel(x, &sw, x->k[i])) < 0)
 			return mx_nomem(err);
 		if (r == 0)
 			continue;
+		wb_flush(&sw);
 		if ((o = kernel_json(x, x->k[i], 0)) == NULL)
 			return mx_nomem(err);
 		if (put_nested(sfp, o, 2) < 0) {
@@ -618,6 +694,8 @@ mx_write_files(struct ex *x, FILE *sfp, const char *spath, FILE *afp, const char
 		}
 		json_decref(o);
 	}
+	wb_flush(&sw);
+	wb_flush(&aw);
 	if (x->nk > 0)
 		fputs("\n  ],\n", sfp);
 	fputs("  \"metrics_all\": ", sfp);
@@ -664,53 +742,51 @@ mx_each_kernel(struct ex *x, int (*each)(json_t *, int, void *, struct kp_err *)
  */
 /* A kernel's "metrics" (values) or "units" map, indented as jansson does. */
 static int
-write_map(struct ex *x, FILE *fp, const struct kernel *k, int units, const char *path,
+write_map(struct ex *x, struct wb *fp, const struct kernel *k, int units, const char *path,
     struct kp_err *err)
 {
-	char num[64];
 	size_t j, n = 0;
 
-	fputs(units ? "      \"units\": {" : "      \"metrics\": {", fp);
+	wb_puts(fp, units ? "      \"units\": {" : "      \"metrics\": {");
 	for (j = 0; j < x->nm && k->nmed > 0; j++) {
 		uint32_t id = x->byname[j];
 		struct metric *m = &x->m[id];
 
 		if (id >= k->span || !x->hasmed[id])
 			continue;
-		fputs(n++ > 0 ? ",\n        " : "\n        ", fp);
+		wb_puts(fp, n++ > 0 ? ",\n        " : "\n        ");
 		if (m->jname == NULL && (m->jname = mx_jesc(m->name)) == NULL)
 			return kp_errf(err, KP_EXIT_DATA, "%s: a metric name jansson refuses", path);
-		fputs(m->jname, fp);
-		fputs(": ", fp);
+		wb_puts(fp, m->jname);
+		wb_puts(fp, ": ");
 		if (units) {
-			if (mx_put_jstr(fp, mx_metric_unit(x, k, id)) < 0)
+			if (wb_jstr(fp, mx_metric_unit(x, k, id)) < 0)
 				return kp_errf(err, KP_EXIT_DATA, "%s: a unit jansson refuses", path);
 		} else {
-			*mx_put_num(num, x->med[id]) = '\0';
-			fputs(num, fp);
+			put_num(fp, x->med[id]);
 		}
 	}
-	fputs(k->nmed > 0 ? "\n      }" : "}", fp);
+	wb_puts(fp, k->nmed > 0 ? "\n      }" : "}");
 	return 0;
 }
 
 /* Kernel i's entry of metrics_all.json's "kernels". */
 static int
-write_all_kernel(struct ex *x, FILE *fp, size_t i, const char *path, struct kp_err *err)
+write_all_kernel(struct ex *x, struct wb *fp, size_t i, const char *path, struct kp_err *err)
 {
 	struct kernel *k = x->k[i];
 
 	if (kernel_medians(x, k) < 0)
 		return mx_nomem(err);
-	fputs(i > 0 ? ",\n    {\n" : "\n    {\n", fp);
+	wb_puts(fp, i > 0 ? ",\n    {\n" : "\n    {\n");
 	if (write_map(x, fp, k, 0, path, err) < 0)
 		return -1;
-	fputs(",\n      \"name\": ", fp);
-	if (mx_put_jstr(fp, k->name) < 0)
+	wb_puts(fp, ",\n      \"name\": ");
+	if (wb_jstr(fp, k->name) < 0)
 		return kp_errf(err, KP_EXIT_DATA, "%s: a kernel name jansson refuses", path);
-	fputs(",\n", fp);
+	wb_puts(fp, ",\n");
 	if (write_map(x, fp, k, 1, path, err) < 0)
 		return -1;
-	fputs("\n    }", fp);
+	wb_puts(fp, "\n    }");
 	return 0;
 }
