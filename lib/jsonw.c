@@ -50,10 +50,25 @@ mx_jset_key(json_t *o, const char *key, json_t *v)
 char *
 mx_jesc(const char *s)
 {
-	json_t *j = json_string(s);
+	const unsigned char *p;
+	json_t *j;
 	char *d;
+	size_t n;
 
-	if (j == NULL)
+	/* printable ASCII without '"' or '\\': jansson writes it as it is, quoted */
+	for (p = (const unsigned char *)s; *p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\'; p++)
+		;
+	if (*p == '\0') {
+		n = (size_t)(p - (const unsigned char *)s);
+		if ((d = malloc(n + 3)) == NULL)
+			return NULL;
+		d[0] = '"';
+		memcpy(d + 1, s, n);
+		d[n + 1] = '"';
+		d[n + 2] = '\0';
+		return d;
+	}
+	if ((j = json_string(s)) == NULL)
 		return NULL;
 	d = json_dumps(j, JSON_ENCODE_ANY | JSON_COMPACT);
 	json_decref(j);

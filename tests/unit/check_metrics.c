@@ -20,6 +20,7 @@
 #include "kp_diag.h"
 #include "kp_metrics.h"
 #include "kp_summary.h"
+#include "metrics_int.h"
 
 /* key -> its sources, in order (raw metric names, then "Section/Name"). */
 static const struct {
@@ -667,6 +668,43 @@ START_TEST(test_metrics_bad_inputs_are_data_errors)
 }
 END_TEST
 
+/* mx_jesc's own quoting of plain names is what jansson writes, byte by byte. */
+START_TEST(test_metrics_jesc_is_janssons)
+{
+	static const char *const names[] = {
+		"", "a", "dram__bytes_read.sum", "sm__x.avg.pct_of_peak_sustained_elapsed",
+		"k<float, 4>(int *, const at::Tensor &) [lambda() (instance 1)]", "a/b", "caf\xc3\xa9",
+		"\x7f", "tab\there", "q\"q", "back\\slash", "\xff",
+	};
+	char s[3];
+	size_t i;
+	int c;
+
+	for (i = 0; i < sizeof names / sizeof names[0] + 255; i++) {
+		const char *n = names[i < sizeof names / sizeof names[0] ? i : 0];
+		json_t *j;
+		char *want, *got;
+
+		if (i >= sizeof names / sizeof names[0]) {
+			c = (int)(i - sizeof names / sizeof names[0]) + 1;
+			s[0] = 'x';
+			s[1] = (char)c;
+			s[2] = '\0';
+			n = s;
+		}
+		j = json_string(n);
+		want = j != NULL ? json_dumps(j, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
+		got = mx_jesc(n);
+		ck_assert_msg((want == NULL) == (got == NULL), "%zu: refused by one only", i);
+		if (want != NULL)
+			ck_assert_str_eq(got, want);
+		free(want);
+		free(got);
+		json_decref(j);
+	}
+}
+END_TEST
+
 /* Unknown units are kept unscaled and listed; known ones become base units. */
 START_TEST(test_metrics_units_and_unknown_units)
 {
@@ -948,6 +986,7 @@ metrics_suite(void)
 	tcase_add_test(tc, test_metrics_function_names);
 	tcase_add_test(tc, test_metrics_bad_inputs_are_data_errors);
 	tcase_add_test(tc, test_metrics_units_and_unknown_units);
+	tcase_add_test(tc, test_metrics_jesc_is_janssons);
 	tcase_add_test(tc, test_metrics_many_launches_sampled);
 	tcase_add_test(tc, test_metrics_cells_keep_every_number_form);
 	tcase_add_test(tc, test_metrics_sample_is_whole_launches);
