@@ -89,7 +89,8 @@ mx_launch_keep(struct ex *x, struct kernel *k)
 {
 	struct launch *l = &x->l;
 	size_t slot, i, nkv = x->nkeys;
-	size_t need = (l->nover + nkv) * sizeof(double) + l->ncells * sizeof(uint32_t);
+	size_t need = (l->nover + nkv) * sizeof(double) +
+	    (l->text != NULL ? l->ntext + 1 : l->ncells * sizeof(uint32_t));
 	struct block *b;
 	double *kv;
 
@@ -115,13 +116,54 @@ mx_launch_keep(struct ex *x, struct kernel *k)
 	b->ncells = (uint32_t)l->ncells;
 	b->nover = (uint32_t)l->nover;
 	b->nkv = (uint32_t)nkv;
+	b->ntext = 0;
 	if (l->nover > 0)
 		memcpy(b->over, l->over, l->nover * sizeof(double));
 	kv = b->over + l->nover;
 	for (i = 0; i < nkv; i++)
 		kv[i] = l->rank[i] < 0 ? NAN : l->val[i];
-	if (l->ncells > 0)
+	if (l->text != NULL) {
+		char *t = (char *)(kv + nkv);
+
+		char *p, *e = t + l->ntext;
+
+		/* its NULs were closing quotes (rawpage.c's defer()) */
+		memcpy(t, l->text, l->ntext);
+		*e = '\0';
+		for (p = t; p < e && (p = memchr(p, '\0', (size_t)(e - p))) != NULL; p++)
+			*p = '"';
+		b->ntext = (uint32_t)l->ntext;
+	} else if (l->ncells > 0)
 		memcpy(kv + nkv, l->cells, l->ncells * sizeof(uint32_t));
+	return 0;
+}
+
+/*
+ * Block slot of kernel k, which holds a record's text, rebuilt with the cells
+ * now in l (l->over, l->ncells) and its own key values; -1 out of memory.
+ */
+int
+mx_block_settle(struct kernel *k, size_t slot, const struct launch *l)
+{
+	struct block *b = k->samp[slot], *nb;
+	size_t need = (l->nover + b->nkv) * sizeof(double) + l->ncells * sizeof(uint32_t);
+	double *kv;
+
+	if (need > UINT32_MAX / 2 || (nb = malloc(sizeof(*nb) + need)) == NULL)
+		return -1;
+	nb->cap = (uint32_t)need;
+	nb->ncells = (uint32_t)l->ncells;
+	nb->nover = (uint32_t)l->nover;
+	nb->nkv = b->nkv;
+	nb->ntext = 0;
+	if (l->nover > 0)
+		memcpy(nb->over, l->over, l->nover * sizeof(double));
+	kv = nb->over + l->nover;
+	memcpy(kv, b->over + b->nover, b->nkv * sizeof(double));
+	if (l->ncells > 0)
+		memcpy(kv + b->nkv, l->cells, l->ncells * sizeof(uint32_t));
+	free(b);
+	k->samp[slot] = nb;
 	return 0;
 }
 

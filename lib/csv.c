@@ -50,6 +50,7 @@ struct kp_csv {
 	int pending;		/* this record's fields are not set yet (lazy) */
 	char *rec;		/* the pending record, its closing-quote blocks */
 	size_t nblk;
+	size_t reclen;		/* its bytes before the newline */
 	uint32_t *picked;	/* pending: field i is set when picked[i] == gen */
 	uint32_t gen;
 	int crlast;		/* the last field ends in a CR of the line ending */
@@ -413,6 +414,7 @@ fast_record(struct kp_csv *c, char *b, size_t len)
 			return -1;
 	c->rec = b;
 	c->nblk = nblk;
+	c->reclen = len;
 	c->nf = nf;
 	/* a CR before the newline, inside the last quotes, belongs to the line ending */
 	c->crlast = e + 1 == len;
@@ -667,6 +669,21 @@ kp_csv_pick(struct kp_csv *c, const size_t *idx, size_t n)
 	(void)c;
 	(void)idx;
 	(void)n;
+#endif
+}
+
+const char *
+kp_csv_raw(const struct kp_csv *c, size_t *len)
+{
+#ifdef __SSE2__
+	if (!c->pending)
+		return NULL;
+	*len = c->reclen;
+	return c->rec;
+#else
+	(void)c;
+	(void)len;
+	return NULL;
 #endif
 }
 

@@ -41,5 +41,12 @@ void kp_csv_close(struct kp_csv *c);
 int kp_csv_lazy(struct kp_csv *c, int on);
 void kp_csv_pick(struct kp_csv *c, const size_t *idx, size_t n);
 void kp_csv_fill(struct kp_csv *c);
+/*
+ * A pending (lazy, not yet filled) record's bytes up to its newline, NULL for
+ * any other: every field quoted, "," between them, no quote inside one, a
+ * CR inside the last quotes or after them; a field set by kp_csv_pick() has
+ * a NUL for its closing quote.  Valid until the next kp_csv_next().
+ */
+const char *kp_csv_raw(const struct kp_csv *c, size_t *len);
 
 #endif

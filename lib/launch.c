@@ -27,6 +27,8 @@ mx_launch_reset(struct ex *x)
 	x->l.k = NULL;
 	x->l.ncells = 0;
 	x->l.nover = 0;
+	x->l.text = NULL;
+	x->l.ntext = 0;
 }
 
 void

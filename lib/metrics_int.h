@@ -74,6 +74,8 @@ struct block {			/* one kept launch */
 	uint32_t cap;		/* bytes after the header */
 	uint32_t ncells, nover;
 	uint32_t nkv;		/* summary key values (NAN: absent) */
+	uint32_t ntext;		/* > 0: the launch's record text instead of its cells
+				 * (rawpage.c parses it at the end of the file) */
 	double over[];		/* nover doubles, nkv key values, then ncells cells */
 };
 
@@ -135,6 +137,8 @@ struct launch {
 	double *val;
 	int *rank;		/* -1: not set */
 	json_t *all;
+	const char *text;	/* keep the record's text, not its cells (rawpage.c) */
+	size_t ntext;
 };
 
 struct ex {
@@ -221,6 +225,7 @@ double mx_cell_value(const struct block *b, uint32_t c);
 int mx_cell_slow(struct launch *l, const char *s, size_t len, double scale, int wide,
     uint32_t *cell, double *out);
 int mx_launch_keep(struct ex *x, struct kernel *k);
+int mx_block_settle(struct kernel *k, size_t slot, const struct launch *l);
 int mx_launch_sampled(struct ex *x, struct kernel *k);
 void mx_budget(struct ex *x, struct kernel *k);
 

@@ -113,6 +113,91 @@ raw_kernel_cols(struct kernel *k, struct ex *x, size_t first, struct kp_err *err
 	return 0;
 }
 
+/*
+ * Keep the launch's record as text (l.text) when it is pending in the form
+ * ncu prints and holds no NUL of its own; 0 to parse it now.  A field that
+ * kp_csv_pick() sets gets a NUL for its closing quote (the launch columns
+ * now, the keys' next), so every NUL of the text is a quote, put back when
+ * mx_launch_keep() copies it.
+ */
+static int
+defer(struct ex *x, struct kp_csv *c)
+{
+	size_t len, i, nf = kp_csv_nfields(c), picked = 0, nul = 0;
+	const char *t = kp_csv_raw(c, &len), *p, *e;
+
+	/* a CR inside the last quotes: picking that field would NUL it too */
+	if (t == NULL || len > UINT32_MAX / 4 || (len >= 2 && t[len - 1] == '"' &&
+	    t[len - 2] == '\r'))
+		return 0;
+	for (i = 0; i < x->nfixcols; i++)
+		picked += x->fixcols[i] < nf && kp_csv_field(c, x->fixcols[i]) != NULL;
+	for (p = t, e = t + len; p < e && (p = memchr(p, '\0', (size_t)(e - p))) != NULL; p++)
+		nul++;
+	if (nul != picked)
+		return 0;
+	x->l.text = t;
+	x->l.ntext = len;
+	return 1;
+}
+
+/*
+ * The cells of the sample's launches kept as text, as raw_row() would have
+ * parsed them: fields split at their quotes as kp_csv_fill() does (the form
+ * kp_csv_raw() promises; defer() takes none with a CR inside the last quotes).
+ */
+static int
+settle(struct ex *x, size_t first, struct kp_err *err)
+{
+	size_t ki, s, i, start, end;
+
+	for (ki = 0; ki < x->nk; ki++) {
+		struct kernel *k = x->k[ki];
+
+		for (s = 0; s < k->nsamp; s++) {
+			struct block *b = k->samp[s];
+			char *t;
+			size_t n;
+
+			if (b == NULL || b->ntext == 0)
+				continue;
+			t = (char *)(b->over + b->nover + b->nkv);
+			n = b->ntext;
+			mx_launch_reset(x);
+			x->l.keep = 1;
+			x->l.k = k;
+			if (b->ncells > 0 && mx_cells_fit(&x->l, b->ncells - 1) < 0)
+				return mx_nomem(err);
+			for (i = 0, start = 1; i < x->ncols; i++, start = end + 3) {
+				const struct col *cl = &x->cols[i];
+				const char *q = start <= n ? memchr(t + start, '"', n - start) : NULL;
+				size_t flen;
+				uint32_t cell;
+				int r;
+
+				if (q == NULL)
+					return kp_errf(err, KP_EXIT_DATA, "%s: a kept record lost its "
+					    "form (internal error)", x->path);
+				end = (size_t)(q - t);
+				t[end] = '\0';
+				flen = end - start;
+				if (i < first)
+					continue;
+				if ((r = mx_cell_parse(&x->l, t + start, flen, cl->scale, &cell,
+				    NULL)) == 0)
+					continue;
+				if (r < 0)
+					return mx_nomem(err);
+				x->l.cells[cl->id] = cell;
+			}
+			if (mx_block_settle(k, s, &x->l) < 0)
+				return mx_nomem(err);
+		}
+	}
+	mx_launch_reset(x);
+	return 0;
+}
+
 static int
 raw_row(struct ex *x, struct kp_csv *c, const struct fixed *fx, char **hdr, size_t first,
     struct kp_err *err)
@@ -137,8 +222,16 @@ raw_row(struct ex *x, struct kp_csv *c, const struct fixed *fx, char **hdr, size
 		return -1;
 	if (mx_launch_start(x, k, id, err) < 0)
 		return -1;
+	/*
+	 * A launch that enters the sample is most often evicted before the end
+	 * of the file (Algorithm R admits ~64(1 + ln(n/64)) of n): it keeps its
+	 * record's text, parsed into cells by settle() only if it is still in
+	 * the sample then.
+	 */
+	if (x->l.keep && x->l.all == NULL && defer(x, c))
+		x->l.keep = 0;	/* for the keys' cells: no doubles of its own yet */
 	if (!x->l.keep && x->l.all == NULL) {
-		/* not in the sample: only the summary keys are needed */
+		/* not in the sample (or kept as text): only the summary keys are needed */
 		kp_csv_pick(c, x->keycols, x->nkeycols);
 		for (i = 0; i < x->nkeycols; i++) {
 			const struct kp_field *f = kp_csv_field(c, x->keycols[i]);
@@ -148,6 +241,10 @@ raw_row(struct ex *x, struct kp_csv *c, const struct fixed *fx, char **hdr, size
 
 			if (mx_cell_parse(&x->l, f->s, f->len, cl->scale, &cell, &v) > 0)
 				mx_launch_put(x, cl->key, cl->rank, cl->sum, v);
+		}
+		if (x->l.text != NULL) {
+			x->l.keep = 1;
+			x->l.nover = 0;
 		}
 		return mx_launch_end(x, err);
 	}
@@ -215,7 +312,7 @@ mx_read_raw(struct ex *x, struct kp_csv *c, struct kp_err *err)
 	while ((r = kp_csv_next(c, err)) == 1)
 		if (raw_row(x, c, &fx, hdr, first, err) < 0)
 			goto out;
-	if (r == 0)
+	if (r == 0 && settle(x, first, err) == 0)
 		rc = 0;
 out:
 	for (i = 0; i < nh; i++)

@@ -397,6 +397,32 @@ START_TEST(test_csv_lazy_pick_and_fill)
 }
 END_TEST
 
+/* kp_csv_raw: a pending record's bytes, a picked field's closing quote a NUL. */
+START_TEST(test_csv_raw_of_pending_record)
+{
+	struct kp_err err;
+	const char *s = "\"a\",\"12\",\"c\"\r\n"
+	    "\"m\",n,\"o\"\n";
+	static const size_t one[] = { 1 };
+	struct kp_csv *c = from_string(s);
+	const char *t;
+	size_t len;
+
+	ck_assert_int_eq(kp_csv_lazy(c, 1), 0);
+	ck_assert_int_eq(kp_csv_next(c, &err), 1);
+	ck_assert_ptr_nonnull(t = kp_csv_raw(c, &len));
+	ck_assert_uint_eq(len, 13);	/* the CR after the quotes, not the newline */
+	ck_assert(memcmp(t, "\"a\",\"12\",\"c\"\r", 13) == 0);
+	kp_csv_pick(c, one, 1);
+	ck_assert(memcmp(t, "\"a\",\"12\0,\"c\"\r", 13) == 0);
+	kp_csv_fill(c);
+	ck_assert_ptr_null(kp_csv_raw(c, &len));	/* filled: no longer pending */
+	ck_assert_int_eq(kp_csv_next(c, &err), 1);	/* not the fast form */
+	ck_assert_ptr_null(kp_csv_raw(c, &len));
+	kp_csv_close(c);
+}
+END_TEST
+
 /* A real raw page read lazily, every 7th field picked, then all: as read whole. */
 START_TEST(test_csv_lazy_real_raw_page)
 {
@@ -453,6 +479,7 @@ csv_suite(void)
 	tcase_add_test(tc, test_csv_all_quoted_no_newline_at_end);
 	tcase_add_test(tc, test_csv_random_records_fast_and_slow);
 	tcase_add_test(tc, test_csv_lazy_pick_and_fill);
+	tcase_add_test(tc, test_csv_raw_of_pending_record);
 	tcase_add_test(tc, test_csv_lazy_real_raw_page);
 	suite_add_tcase(s, tc);
 	return s;
