@@ -79,7 +79,8 @@ mx_jkeys_update(struct ex *x)
 {
 	size_t j, id;
 	char **nk;
-	size_t *no;
+	size_t *no, *nl;
+	unsigned char *ns;
 
 	if ((nk = realloc(x->jkey, x->nkeys * sizeof(*nk))) == NULL)
 		return -1;
@@ -87,14 +88,23 @@ mx_jkeys_update(struct ex *x)
 	if ((no = realloc(x->korder, x->nkeys * sizeof(*no))) == NULL)
 		return -1;
 	x->korder = no;
+	if ((nl = realloc(x->jkeylen, x->nkeys * sizeof(*nl))) == NULL)
+		return -1;
+	x->jkeylen = nl;
+	if ((ns = realloc(x->jstall, x->nkeys)) == NULL)
+		return -1;
+	x->jstall = ns;
 	for (; x->nkorder < x->nkeys; x->nkorder++) {
 		const char *name = x->keyname[x->nkorder];
+		int st = strncmp(name, "stalls.", 7) == 0;
 
 		if (strcmp(name, "stalls") == 0)
 			x->jkeys_bad = 1;
-		if ((x->jkey[x->nkorder] = mx_jesc(strncmp(name, "stalls.", 7) == 0 ?
-		    name + 7 : name)) == NULL)
+		if ((x->jkey[x->nkorder] = mx_jesc(st ? name + 7 : name)) == NULL)
 			x->jkeys_bad = 1;
+		x->jstall[x->nkorder] = (unsigned char)st;
+		x->jkeylen[x->nkorder] = x->jkey[x->nkorder] ? strlen(x->jkey[x->nkorder]) : 0;
+		x->jkeyneed += x->jkeylen[x->nkorder] + 40;
 		/* insertion into the sorted ids: a few dozen keys */
 		id = x->nkorder;
 		for (j = id; j > 0 && mx_keycmp(x->keyname[x->korder[j - 1]], name) > 0; j--)
@@ -110,6 +120,8 @@ jsonl_ready(struct ex *x, struct kernel *k)
 {
 	if (k->jstate == 0)
 		k->jstate = (k->jname = mx_jesc(k->name)) != NULL ? 1 : -1;
+	if (k->jstate == 1 && k->jnamelen == 0)
+		k->jnamelen = strlen(k->jname);
 	if (x->jpath_state == 0)
 		x->jpath_state = (x->jpath = mx_jesc(x->path)) != NULL ? 1 : -1;
 	if (x->nkorder != x->nkeys && mx_jkeys_update(x) < 0)
@@ -125,9 +137,8 @@ jsonl_launch(struct ex *x, struct kernel *k, struct kp_err *err)
 	char *p;
 	int stalls = 0, first = 1, sfirst = 1;
 
-	need = 160 + strlen(x->jpath) + strlen(k->jname) + (x->jpd ? strlen(x->jpd) : 0);
-	for (i = 0; i < x->nkeys; i++)
-		need += strlen(x->jkey[i]) + 40;
+	/* the keys' lengths are kept (mx_jkeys_update), the kernel's too */
+	need = 160 + strlen(x->jpath) + k->jnamelen + (x->jpd ? strlen(x->jpd) : 0) + x->jkeyneed;
 	if (need > x->outcap) {
 		char *no = realloc(x->out, need);
 
@@ -141,7 +152,8 @@ jsonl_launch(struct ex *x, struct kernel *k, struct kp_err *err)
 	p = mx_put_str(p, ",\"id\":");
 	p = mx_put_ll(p, x->l.id);
 	p = mx_put_str(p, ",\"kernel\":");
-	p = mx_put_str(p, k->jname);
+	memcpy(p, k->jname, k->jnamelen);
+	p += k->jnamelen;
 	p = mx_put_str(p, ",\"kind\":\"launch\",");
 	if (x->jpd != NULL) {
 		p = mx_put_str(p, "\"profile_dir\":");
@@ -155,7 +167,7 @@ jsonl_launch(struct ex *x, struct kernel *k, struct kp_err *err)
 
 		if (x->l.rank[id] < 0)
 			continue;
-		st = strncmp(x->keyname[id], "stalls.", 7) == 0;
+		st = x->jstall[id];
 		if (stalls && !st) {
 			*p++ = '}';
 			stalls = 0;
@@ -173,7 +185,8 @@ jsonl_launch(struct ex *x, struct kernel *k, struct kp_err *err)
 			sfirst = 0;
 		else
 			first = 0;
-		p = mx_put_str(p, x->jkey[id]);
+		memcpy(p, x->jkey[id], x->jkeylen[id]);
+		p += x->jkeylen[id];
 		*p++ = ':';
 		p = mx_put_num(p, x->l.val[id]);
 	}

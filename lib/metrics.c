@@ -55,6 +55,8 @@ ex_free(struct ex *x)
 	for (i = 0; i < x->nkorder; i++)
 		free(x->jkey[i]);
 	free(x->jkey);
+	free(x->jkeylen);
+	free(x->jstall);
 	free(x->korder);
 	free(x->out);
 	free(x->jpath);

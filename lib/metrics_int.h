@@ -112,6 +112,7 @@ struct kernel {
 	size_t nunknown;
 	size_t colfile;		/* raw page: the file whose columns it has marked */
 	char *jname;		/* the name as a JSON string, for metrics_extracted.jsonl */
+	size_t jnamelen;
 	int jstate;		/* 0 not yet, 1 jname set, -1 jansson refuses the name */
 	size_t nmed;		/* metrics with a median (kernel_medians) */
 };
@@ -182,6 +183,9 @@ struct ex {
 	char *jpath;		/* the file being read as a JSON string */
 	int jpath_state;	/* as kernel.jstate */
 	char **jkey;		/* key id -> JSON string of its name under summary[.stalls] */
+	size_t *jkeylen;	/* key id -> strlen(jkey) */
+	unsigned char *jstall;	/* key id -> a "stalls.<reason>" key */
+	size_t jkeyneed;	/* the keys' bytes in a record, at most */
 	size_t *korder;		/* key ids in jansson's sorted order */
 	size_t nkorder;		/* keys that jkey and korder cover */
 	int jkeys_bad;		/* a key that jansson would refuse: use jansson */
