@@ -265,20 +265,70 @@ load_strings(struct ld *l, struct fy_node *n, const char *what, char ***out, siz
 	return 0;
 }
 
+static int check_placeholders(struct ld *l, struct fy_node *n, const char *s,
+    const char *what);
+
+/* next_actions: each item a string, or {text, when: {all, any}} for an action
+ * that applies only when its conditions hold. */
+static int
+load_actions(struct ld *l, struct fy_node *n, struct kp_action **out, size_t *nout)
+{
+	static const char *const keys[] = { "text", "when", NULL };
+	static const char *const whenkeys[] = { "all", "any", NULL };
+	struct fy_node *c, *w;
+	void *it = NULL, *room;
+
+	*out = NULL;
+	*nout = 0;
+	if (!fy_node_is_sequence(n))
+		return fail(l, n, "next_actions: expected a list of strings or {text, when}");
+	if (list_room(l, n, sizeof(**out), &room) == -1)
+		return -1;
+	for (*out = room; (c = fy_node_sequence_iterate(n, &it)) != NULL; (*nout)++) {
+		struct kp_action *a = &(*out)[*nout];
+
+		if (!fy_node_is_mapping(c)) {
+			if (string(l, c, "next_actions", &a->text) == -1)
+				return -1;
+			continue;
+		}
+		if (known_keys(l, c, keys, "next action") == -1)
+			return -1;
+		if (get(c, "text") == NULL)
+			return fail(l, c, "next action: missing \"text\"");
+		if (string(l, get(c, "text"), "text", &a->text) == -1 ||
+		    check_placeholders(l, get(c, "text"), a->text, "next action") == -1)
+			return -1;
+		if ((w = get(c, "when")) == NULL)
+			return fail(l, c, "next action: missing \"when\" (a plain string"
+			    " is an action that always applies)");
+		if (!fy_node_is_mapping(w))
+			return fail(l, w, "when: expected a mapping with all: and/or any:");
+		if (known_keys(l, w, whenkeys, "when") == -1)
+			return -1;
+		if (load_conds(l, get(w, "all"), "all", &a->all, &a->nall) == -1 ||
+		    load_conds(l, get(w, "any"), "any", &a->any, &a->nany) == -1)
+			return -1;
+		if (a->nall + a->nany == 0)
+			return fail(l, w, "when: no conditions");
+	}
+	return 0;
+}
+
 /* Placeholders are {name}: braces must pair and hold a metric name. */
 static int
-check_placeholders(struct ld *l, struct fy_node *n, const char *s)
+check_placeholders(struct ld *l, struct fy_node *n, const char *s, const char *what)
 {
 	const char *o, *c;
 
 	while ((o = strchr(s, '{')) != NULL) {
 		if ((c = strchr(o + 1, '}')) == NULL || c == o + 1 ||
 		    memchr(o + 1, '{', (size_t)(c - o - 1)) != NULL)
-			return fail(l, n, "evidence: unbalanced or empty {placeholder}");
+			return fail(l, n, "%s: unbalanced or empty {placeholder}", what);
 		s = c + 1;
 	}
 	if (strchr(s, '}') != NULL)
-		return fail(l, n, "evidence: unbalanced or empty {placeholder}");
+		return fail(l, n, "%s: unbalanced or empty {placeholder}", what);
 	return 0;
 }
 
@@ -335,11 +385,11 @@ load_rule(struct ld *l, struct fy_node *n, struct kp_rule *r, char ***outranks,
 	if ((v = get(n, "evidence")) == NULL)
 		return fail(l, n, "missing \"evidence\"");
 	if (string(l, v, "evidence", &r->evidence) == -1 ||
-	    check_placeholders(l, v, r->evidence) == -1)
+	    check_placeholders(l, v, r->evidence, "evidence") == -1)
 		return -1;
 	if ((v = get(n, "next_actions")) == NULL)
 		return fail(l, n, "missing \"next_actions\"");
-	if (load_strings(l, v, "next_actions", &r->actions, &r->nactions) == -1)
+	if (load_actions(l, v, &r->actions, &r->nactions) == -1)
 		return -1;
 	if ((v = get(n, "gain")) != NULL &&
 	    load_strings(l, v, "gain", &r->gain, &r->ngain) == -1)
@@ -386,7 +436,19 @@ free_rule(struct kp_rule *r)
 	free(r->all);
 	free(r->any);
 	free(r->evidence);
-	free_strings(r->actions, r->nactions);
+	for (i = 0; i < r->nactions; i++) {
+		struct kp_action *a = &r->actions[i];
+		size_t k;
+
+		free(a->text);
+		for (k = 0; k < a->nall; k++)
+			free(a->all[k].metric);
+		for (k = 0; k < a->nany; k++)
+			free(a->any[k].metric);
+		free(a->all);
+		free(a->any);
+	}
+	free(r->actions);
 	free_strings(r->gain, r->ngain);
 	free(r->outranks);
 }

@@ -495,6 +495,23 @@ apply_outranks(struct kp_rules *r, struct fired *f, size_t nf)
 	}
 }
 
+/* Whether a conditional next action applies: every all-condition and one
+ * any-condition hold on present metrics. */
+static int
+action_applies(struct ctx *c, const struct kp_action *a)
+{
+	size_t i;
+	double v;
+
+	for (i = 0; i < a->nall; i++)
+		if (kp_rules_value(c, a->all[i].metric, &v) == -1 || !holds(&a->all[i], v))
+			return 0;
+	for (i = 0; i < a->nany; i++)
+		if (kp_rules_value(c, a->any[i].metric, &v) == 0 && holds(&a->any[i], v))
+			return 1;
+	return a->nany == 0;
+}
+
 static json_t *
 hotspots_of(json_t *hotspots, const char *cls)
 {
@@ -517,7 +534,8 @@ finding(struct ctx *c, struct kp_rules *r, struct fired *f, json_t *hotspots)
 	size_t i;
 
 	for (i = 0; i < rule->nactions; i++)
-		json_array_append_new(acts, json_string(rule->actions[i]));
+		if (action_applies(c, &rule->actions[i]))
+			json_array_append_new(acts, render(c, rule->actions[i].text));
 	o = json_pack("{s:s, s:s, s:f, s:o, s:o, s:o, s:o, s:o, s:o}", "class", rule->id,
 	    "severity", f->demoted ? "low" : kp_sev_name(rule->severity),
 	    "score", round(f->score * 100) / 100,

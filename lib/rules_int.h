@@ -16,6 +16,14 @@ struct kp_cond {
 	double value;
 };
 
+/* A next action: always given, or only when its conditions hold (all of all,
+ * one of any; a condition on an absent metric does not hold). */
+struct kp_action {
+	char *text;		/* may hold {metric} placeholders */
+	struct kp_cond *all, *any;
+	size_t nall, nany;
+};
+
 struct kp_rule {
 	char *id;		/* a taxonomy class */
 	enum kp_sev severity;
@@ -23,7 +31,7 @@ struct kp_rule {
 	struct kp_cond *all, *any;
 	size_t nall, nany;
 	char *evidence;		/* text with {metric} placeholders */
-	char **actions;
+	struct kp_action *actions;
 	size_t nactions;
 	size_t *outranks;	/* indexes of rules (classes) this one explains */
 	size_t noutranks;

@@ -482,6 +482,75 @@ START_TEST(test_rules_malformed_files_name_rule_and_line)
 }
 END_TEST
 
+
+/* A next action with a when applies only when its conditions hold on present
+ * metrics; its placeholders are filled; plain strings always apply. */
+#define ACTRULE(acts) HEAD "  - id: divergence_bound\n    severity: high\n    weight: 5\n" \
+	"    when:\n      all:\n        - {metric: ipc, op: \"<\", value: 1}\n" \
+	"    evidence: x\n    next_actions:\n" acts
+
+static json_t *
+decide_with(const char *rules, const char *kernel_text)
+{
+	struct kp_err err;
+	char path[] = "/tmp/kp-check-rules-XXXXXX";
+	int fd = mkstemp(path);
+	struct kp_rules *r;
+	json_t *k, *d;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, rules, strlen(rules)), (int)strlen(rules));
+	close(fd);
+	r = kp_rules_load(path, &err);
+	unlink(path);
+	ck_assert_msg(r != NULL, "%s", err.msg);
+	k = kernel(kernel_text);
+	d = kp_rules_decide(r, k, NULL, &err);
+	ck_assert_msg(d != NULL, "%s", err.msg);
+	json_decref(k);
+	kp_rules_free(r);
+	return d;
+}
+
+START_TEST(test_rules_conditional_next_actions)
+{
+	static const char acts[] = ACTRULE(
+	    "      - text: \"low ipc {ipc}\"\n        when: {all: [{metric: ipc, op: \"<\", value: 0.5}]}\n"
+	    "      - text: \"big grid {grid_size}\"\n        when: {any: [{metric: grid_size, op: \">\", value: 10},"
+	    " {metric: block_size, op: \">\", value: 1024}]}\n"
+	    "      - text: never\n        when: {all: [{metric: waves_per_sm, op: \">\", value: 0}]}\n"
+	    "      - always\n");
+	json_t *d = decide_with(acts, "{\"name\": \"k\", \"summary\": {\"ipc\": 0.25, \"grid_size\": 64}}");
+	json_t *a = json_object_get(find(d, "divergence_bound"), "next_actions");
+	char m[600];
+
+	/* ipc < 0.5 holds; grid_size > 10 holds (block_size absent); waves absent: no */
+	ck_assert_uint_eq(json_array_size(a), 3);
+	ck_assert_str_eq(json_string_value(json_array_get(a, 0)), "low ipc 0.25");
+	ck_assert_str_eq(json_string_value(json_array_get(a, 1)), "big grid 64");
+	ck_assert_str_eq(json_string_value(json_array_get(a, 2)), "always");
+	json_decref(d);
+	d = decide_with(acts, "{\"name\": \"k\", \"summary\": {\"ipc\": 0.75, \"grid_size\": 4}}");
+	a = json_object_get(find(d, "divergence_bound"), "next_actions");
+	ck_assert_uint_eq(json_array_size(a), 1);
+	ck_assert_str_eq(json_string_value(json_array_get(a, 0)), "always");
+	json_decref(d);
+	/* malformed conditional actions name the line */
+	ck_assert_str_eq(load_text(ACTRULE("      - when: {all: [{metric: ipc, op: \"<\", value: 1}]}\n"),
+	    m, sizeof(m)), ":11: rule \"divergence_bound\": next action: missing \"text\"");
+	ck_assert_str_eq(load_text(ACTRULE("      - text: x\n"), m, sizeof(m)),
+	    ":11: rule \"divergence_bound\": next action: missing \"when\" (a plain string is an"
+	    " action that always applies)");
+	ck_assert_str_eq(load_text(ACTRULE("      - text: x\n        when: {all: []}\n"), m, sizeof(m)),
+	    ":12: rule \"divergence_bound\": when: no conditions");
+	ck_assert_str_eq(load_text(ACTRULE("      - text: x\n        if: y\n"), m, sizeof(m)),
+	    ":12: rule \"divergence_bound\": next action: unknown key \"if\"");
+	ck_assert_str_eq(load_text(ACTRULE("      - text: \"a {b\"\n        when: {all: [{metric: ipc,"
+	    " op: \"<\", value: 1}]}\n"), m, sizeof(m)),
+	    ":11: rule \"divergence_bound\": next action: unbalanced or empty {placeholder}");
+}
+END_TEST
+
 /* The sections that measure a metric: every section with a matching prefix, in
  * the file's order; none for a metric no prefix names. */
 START_TEST(test_rules_metric_sections)
@@ -622,6 +691,7 @@ rules_suite(void)
 	tcase_add_test(tc, test_followup_each_branch);
 	tcase_add_test(tc, test_followup_without_rules_uses_defaults);
 	tcase_add_test(tc, test_rules_metric_sections);
+	tcase_add_test(tc, test_rules_conditional_next_actions);
 	suite_add_tcase(s, tc);
 	return s;
 }
