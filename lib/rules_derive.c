@@ -211,6 +211,13 @@ kp_rules_derive_more(struct ctx *c, const char *name, double *out, int *rc)
 		"l1tex__t_requests_pipe_lsu_mem_global_op_red.sum", NULL };
 	static const char *const localreq[] = { "l1tex__t_requests_pipe_lsu_mem_local_op_ld.sum",
 		"l1tex__t_requests_pipe_lsu_mem_local_op_st.sum", NULL };
+	static const char *const sharedwf[] = {
+		"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+		"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", NULL };
+	static const char *const l1sect[] = { "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+		"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+		"l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum",
+		"l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum", NULL };
 	double a, b;
 	size_t i;
 
@@ -303,6 +310,15 @@ kp_rules_derive_more(struct ctx *c, const char *name, double *out, int *rc)
 			*out = hp && hi ? (a > b ? a : b) : hp ? a : b, *rc = 0;
 	} else if (strcmp(name, "top_stall_share") == 0) {
 		*rc = top_stall(c, out) != NULL ? 0 : -1;
+	} else if (strcmp(name, "l1_shared_share") == 0) {
+		/* shared wavefronts against them plus global and local sectors:
+		 * how much of what L1 moves is shared memory (a rough share, a
+		 * wavefront carrying up to four sectors) */
+		if (sum_of(c, sharedwf, &a) == 0 && sum_of(c, l1sect, &b) == 0 && a + b > 0)
+			*out = a / (a + b), *rc = 0;
+		else if (src_num(c, "shared_wavefronts", &a) == 0 &&
+		    src_num(c, "global_sectors", &b) == 0 && a + b > 0)
+			*out = a / (a + b), *rc = 0;
 	} else if (strcmp(name, "occupancy_headroom") == 0) {
 		if (kp_rules_value(c, "theoretical_occupancy_pct", &a) == 0)
 			*out = clamp01(1 - a / 100), *rc = 0;
@@ -349,6 +365,7 @@ kp_rules_derive_inputs(const char *name)
 		{ "l2_atomic_imbalance", " (lts__d_atomic_input_cycles_active .max and .avg)" },
 		{ "local_request_share", " (l1tex__t_requests_pipe_lsu_mem_local_op_{ld,st}.sum)" },
 		{ "occupancy_headroom", " (theoretical_occupancy_pct)" },
+		{ "l1_shared_share", " (l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}.sum, l1tex__t_sectors_pipe_lsu_mem_{global,local}_op_{ld,st}.sum, or the source page's)" },
 		{ "memory_busiest_pct", " (dram_throughput_pct, l2_throughput_pct)" },
 		{ "compute_busy_pct", " (the busiest pipe, the issue slots)" },
 		{ "top_stall_share", " (summary stalls or the source page's stall samples)" },

@@ -40,6 +40,8 @@ static const char *const read_by_kp[] = {
 	"l1tex__t_requests_pipe_lsu_mem_local_op_st.sum",
 	"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
 	"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+	"l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum",
+	"l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum",
 	"lts__d_atomic_input_cycles_active.avg.pct_of_peak_sustained_elapsed",
 	"lts__d_atomic_input_cycles_active.max.pct_of_peak_sustained_elapsed",
 	"sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active",
