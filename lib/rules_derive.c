@@ -59,6 +59,9 @@ static const char *const issue_m[] = { "smsp__issue_active.avg.pct_of_peak_susta
 	"sm__issue_active.avg.pct_of_peak_sustained_elapsed",
 	"sm__inst_issued.avg.pct_of_peak_sustained_elapsed", NULL };
 
+static const char atomic_max_m[] =
+    "lts__d_atomic_input_cycles_active.max.pct_of_peak_sustained_elapsed";
+
 static int
 first(struct ctx *c, const char *const *m, size_t n, double *out)
 {
@@ -110,6 +113,12 @@ busiest_unit(struct ctx *c, double *out)
 			best = mem[i].label;
 			*out = v;
 		}
+	/* the L2 slice whose atomic unit is busiest: atomics to few addresses
+	 * serialise there while every average looks idle */
+	if (kp_rules_raw(c, atomic_max_m, &v) == 0 && (best == NULL || v > *out)) {
+		best = "L2 atomic unit (busiest slice)";
+		*out = v;
+	}
 	if ((p = busiest_pipe(c, &v)) != NULL && (best == NULL || v > *out)) {
 		best = p->label;
 		*out = v;
@@ -310,6 +319,16 @@ kp_rules_derive_more(struct ctx *c, const char *name, double *out, int *rc)
 			*out = hp && hi ? (a > b ? a : b) : hp ? a : b, *rc = 0;
 	} else if (strcmp(name, "top_stall_share") == 0) {
 		*rc = top_stall(c, out) != NULL ? 0 : -1;
+	} else if (strcmp(name, "atomic_time_share") == 0) {
+		/* the larger of the source page's samples on atomic instructions
+		 * and the busiest L2 slice's atomic unit: RED instructions do not
+		 * stall where they issue, their cost shows in the slice */
+		int hs = kp_rules_value(c, "src.kind_share.atomic", &a) == 0;
+		int hu = kp_rules_raw(c, atomic_max_m, &b) == 0;
+
+		if (hs || hu)
+			*out = clamp01(hs && hu ? (a > b / 100 ? a : b / 100) : hs ? a : b / 100),
+			    *rc = 0;
 	} else if (strcmp(name, "l1_shared_share") == 0) {
 		/* shared wavefronts against them plus global and local sectors:
 		 * how much of what L1 moves is shared memory (a rough share, a
@@ -353,7 +372,8 @@ kp_rules_derive_inputs(const char *name)
 		{ "pipe.", " (the pipe's sm__inst_executed_pipe_* or sm__pipe_*_cycles_active)" },
 		{ "busiest_pipe_pct", " (sm__inst_executed_pipe_* / sm__pipe_*_cycles_active)" },
 		{ "issue_active_pct", " (smsp__issue_active, sm__issue_active)" },
-		{ "busiest_unit_pct", " (DRAM, L2, L1 throughput, pipes, issue slots)" },
+		{ "busiest_unit_pct", " (DRAM, L2, L1 throughput, the busiest L2 slice's atomic unit, pipes, issue slots)" },
+		{ "atomic_time_share", " (the source page's atomic samples, lts__d_atomic_input_cycles_active.max)" },
 		{ "src.", " (the source page, kp-hotspots' source_evidence.json)" },
 		{ "any_stall_share.", " (summary stalls or the source page)" },
 		{ "lanes_idle_share", " (threads per instruction, section or source page)" },
