@@ -257,12 +257,26 @@ resolve_ncu(struct run *r)
 	}
 }
 
+/* The head of details/00_environment.txt, the same for a live run and for
+ * --import: the date, the ncu that runs, and what `ncu --version` printed
+ * (v; NULL when it failed). */
+static void
+environment_header(FILE *fp, const struct run *r, const char *v)
+{
+	char when[32];
+
+	iso_now(when, sizeof(when));
+	fprintf(fp, "date: %s\n", when);
+	fprintf(fp, "ncu: %s\n", r->ncu.bin);
+	fprintf(fp, "## ncu --version\n%s", v != NULL ? v : "(ncu --version failed)\n");
+}
+
 static void
 environment(struct run *r)
 {
 	const char *smi[] = { "nvidia-smi", "--query-gpu=name,driver_version",
 		"--format=csv,noheader", NULL };
-	char *v, *s, *path, *smi_bin, when[32];
+	char *v, *s, *path, *smi_bin;
 	struct utsname u;
 	struct kp_atomic a;
 	struct kp_err err;
@@ -285,10 +299,7 @@ environment(struct run *r)
 	path = kp_artifact_path(r->abs_dir, KP_ART_ENVIRONMENT);
 	if (kp_atomic_open(&a, path, &err) < 0)
 		kp_die_err(&err);
-	iso_now(when, sizeof(when));
-	fprintf(a.fp, "date: %s\n", when);
-	fprintf(a.fp, "ncu: %s\n", r->ncu.bin);
-	fprintf(a.fp, "## ncu --version\n%s", v != NULL ? v : "(ncu --version failed)\n");
+	environment_header(a.fp, r, v);
 	if (smi_bin == NULL)
 		fputs("## nvidia-smi\nnvidia-smi: not found in PATH\n", a.fp);
 	else
@@ -1036,17 +1047,14 @@ import_environment(struct run *r)
 	struct kp_atomic a;
 	struct kp_err err;
 	struct utsname u;
-	char *v, *path, when[32];
+	char *v, *path;
 
 	v = kp_ncu_query(&r->ncu, "--version", r->details);
 	kp_ncu_version_of(v, r->ncu_version, sizeof(r->ncu_version));
 	path = kp_artifact_path(r->abs_dir, KP_ART_ENVIRONMENT);
 	if (kp_atomic_open(&a, path, &err) < 0)
 		kp_die_err(&err);
-	iso_now(when, sizeof(when));
-	fprintf(a.fp, "date: %s\n", when);
-	fprintf(a.fp, "ncu: %s\n", r->ncu.bin);
-	fprintf(a.fp, "## ncu --version\n%s", v != NULL ? v : "(ncu --version failed)\n");
+	environment_header(a.fp, r, v);
 	if (uname(&u) == 0)
 		fprintf(a.fp, "## uname\n%s %s %s %s %s\n", u.sysname, u.nodename, u.release,
 		    u.version, u.machine);
