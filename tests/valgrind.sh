@@ -84,5 +84,14 @@ vg collect-import-basic 0 "$B/kp-collect" --import "$FIX/h200/hgemm_v0_basic_imp
 vg collect-import-bad-report 3 "$B/kp-collect" --import bad.ncu-rep --ncu-bin "$top/tests/bin/ncu" --output-dir p
 PREP="$target"'; KP_FAKE_NCU_DIR=$FIX/h200/gemm_discovery'
 vg discover 0 "$B/kp-discover" profile/t/profile-target.yaml
+# the live captures of 2026-12-03 (tests/fixtures/live/README.md): an import of a
+# full report, and a PyTorch kernel whose name is 1110 bytes, on rank 1 of a job
+L=$FIX/live
+PREP='KP_FAKE_NCU_DIR=$L/zoo_import; export KP_FAKE_NCU_DIR'
+vg collect-import-zoo 0 "$B/kp-collect" --import "$L/zoo_import/x.ncu-rep" --ncu-bin "$top/tests/bin/ncu" --kernel-name zoo_smem_column --output-dir p
+vg hotspots-long-kernel 0 "$B/kp-hotspots" -o out.csv "$L/ddp_gloo/rank1/source_sass.csv"
+vg hotspots-long-kernel-no-lineinfo 8 "$B/kp-hotspots" -o out.csv "$L/ddp_gloo/rank1/source_cuda_sass.csv"
+PREP='KP_FAKE_NCU_DIR=$L/ddp_gloo/rank1; export KP_FAKE_NCU_DIR; kp-gentarget --target-cmd true --launcher "fake-launcher -n 2" --ranks 1 --kernel elementwise --launch-skip 1 --launch-count 1 --profile-id t >/dev/null 2>&1'
+vg collect-rank1-long-kernel 0 "$B/kp-collect" --stages auto profile/t/profile-target.yaml
 echo "valgrind: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
