@@ -198,7 +198,8 @@ top_stall(struct ctx *c, double *out)
 	json_object_foreach(map, k, v)
 		if (json_is_number(v) && strcmp(k, "selected") != 0) {
 			sum += json_number_value(v);
-			if (json_number_value(v) > max) {
+			/* an eligible warp another was picked over waits on nothing */
+			if (json_number_value(v) > max && strcmp(k, "not_selected") != 0) {
 				max = json_number_value(v);
 				snprintf(best, sizeof(best), "%s", k);
 			}
@@ -250,6 +251,17 @@ kp_rules_derive_more(struct ctx *c, const char *name, double *out, int *rc)
 		*rc = src_share(c, "kind_samples", name + 15, out);
 	} else if (strcmp(name, "src.unattributed_share") == 0) {
 		*rc = src_ratio(c, "unattributed_samples", "samples", out);
+	} else if (strcmp(name, "src.staging_share") == 0) {
+		*rc = src_ratio(c, "staging_samples", "samples", out);
+	} else if (strcmp(name, "barrier_exposed_share") == 0) {
+		/* barrier waits plus the staging loads a barrier keeps from
+		 * overlapping anything: a tile loaded, waited for, then met at
+		 * the barrier */
+		if (kp_rules_value(c, "any_stall_share.barrier", &a) == 0) {
+			if (kp_rules_value(c, "src.staging_share", &b) != 0)
+				b = 0;
+			*out = clamp01(a + b), *rc = 0;
+		}
 	} else if (strcmp(name, "src.threads_per_inst") == 0) {
 		*rc = src_num(c, "threads_per_inst", out);
 	} else if (strcmp(name, "src.shared_excess") == 0) {
@@ -306,6 +318,19 @@ kp_rules_derive_more(struct ctx *c, const char *name, double *out, int *rc)
 	} else if (strcmp(name, "local_request_share") == 0) {
 		if (sum_of(c, localreq, &a) == 0 && sum_of(c, allreq, &b) == 0 && a + b > 0)
 			*out = a / (a + b), *rc = 0;
+	} else if (strcmp(name, "local_time_share") == 0) {
+		/* the larger of the source page's samples on local loads and
+		 * stores and the local share of requests times the busiest memory
+		 * level: spills that fill L2 stall little where they issue */
+		int hs = kp_rules_value(c, "src.kind_share.local", &a) == 0, hr;
+		double m;
+
+		hr = kp_rules_value(c, "local_request_share", &b) == 0 &&
+		    kp_rules_value(c, "memory_busiest_pct", &m) == 0;
+		if (hr)
+			b *= clamp01(m / 100);
+		if (hs || hr)
+			*out = clamp01(hs && hr ? (a > b ? a : b) : hs ? a : b), *rc = 0;
 	} else if (strcmp(name, "memory_busiest_pct") == 0) {
 		int hd = kp_rules_raw(c, "dram_throughput_pct", &a) == 0;
 		int hl = kp_rules_raw(c, "l2_throughput_pct", &b) == 0;
@@ -385,6 +410,8 @@ kp_rules_derive_inputs(const char *name)
 		{ "l2_atomic_imbalance", " (lts__d_atomic_input_cycles_active .max and .avg)" },
 		{ "local_request_share", " (l1tex__t_requests_pipe_lsu_mem_local_op_{ld,st}.sum)" },
 		{ "occupancy_headroom", " (theoretical_occupancy_pct)" },
+		{ "local_time_share", " (the source page's local samples, local and global requests, DRAM and L2 throughput)" },
+		{ "barrier_exposed_share", " (barrier stalls, the source page's shared stores waiting on global loads)" },
 		{ "l1_shared_share", " (l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}.sum, l1tex__t_sectors_pipe_lsu_mem_{global,local}_op_{ld,st}.sum, or the source page's)" },
 		{ "memory_busiest_pct", " (dram_throughput_pct, l2_throughput_pct)" },
 		{ "compute_busy_pct", " (the busiest pipe, the issue slots)" },

@@ -57,6 +57,7 @@ kp_sass_kind(const char *family)
 
 struct cols {
 	int samples, inst, thread_inst, wf, wf_ideal, sec, sec_ideal, divergent;
+	int lsb;		/* the long-scoreboard stall column, or -1 */
 	int nstall;
 	int stall[64];
 	char reason[64][48];
@@ -82,14 +83,19 @@ find_cols(struct kp_src *s, struct cols *c)
 	c->sec_ideal = kp_src_metric_index(s, "L2 Theoretical Sectors Global Ideal");
 	c->divergent = kp_src_metric_index(s, "Divergent Branches");
 	c->nstall = 0;
+	c->lsb = -1;
 	for (i = 0; i < kp_src_nmetrics(s) && c->nstall < 64; i++)
 		if (kp_stall_reason(kp_src_metric(s, i), c->reason[c->nstall],
-		    sizeof(c->reason[0])) != NULL)
+		    sizeof(c->reason[0])) != NULL) {
+			if (strcmp(c->reason[c->nstall], "long_scoreboard") == 0)
+				c->lsb = (int)i;
 			c->stall[c->nstall++] = (int)i;
+		}
 }
 
 struct tally {
 	double samples, attributed, inst, thread_inst, wf, wf_ideal, sec, sec_ideal, divergent;
+	double staging;		/* long-scoreboard samples on shared stores */
 	double stall[64];
 	json_t *kinds;		/* kind -> samples */
 	size_t instructions;
@@ -126,6 +132,10 @@ count(struct tally *t, const struct cols *c, const struct kp_src_row *r)
 		t->attributed += at(r, c->stall[i]);
 	}
 	kind = kp_sass_kind(kp_sass_opcode(r->text, fam, sizeof(fam)));
+	/* a shared store that waits on long scoreboard waits for the global
+	 * load that feeds it: a tile staged through registers */
+	if (strncmp(fam, "STS", 3) == 0)
+		t->staging += at(r, c->lsb);
 	if (v > 0 && add_kind(t, kind != NULL ? kind : "other", v) != 0)
 		return -1;
 	return 0;
@@ -161,6 +171,8 @@ result(const struct kp_src *s, const struct cols *c, const struct tally *t)
 	}
 	if (c->divergent >= 0)
 		json_object_set_new(o, "divergent_branches", json_real(t->divergent));
+	if (c->lsb >= 0)
+		json_object_set_new(o, "staging_samples", json_real(t->staging));
 	return o;
 }
 
