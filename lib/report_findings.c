@@ -278,10 +278,18 @@ rep_sec_evidence(struct rep *r)
 		fputc('\n', r->fp);
 		return;
 	}
-	fprintf(r->fp, "Medians over %lld launch%s of `%s`, from ",
-	    (long long)json_integer_value(json_object_get(r->kernel, "launches")),
-	    json_integer_value(json_object_get(r->kernel, "launches")) == 1 ? "" : "es",
-	    rep_jstr(r->kernel, "function") ? rep_jstr(r->kernel, "function") : "?");
+	{
+		long long m = json_integer_value(json_object_get(r->kernel, "launches"));
+		long long d = rep_distinct_launches(r->kernel);
+		const char *fn = rep_jstr(r->kernel, "function") ? rep_jstr(r->kernel, "function") : "?";
+
+		if (d > 0 && d < m)
+			fprintf(r->fp, "Medians over %lld measurements (%lld launch%s, each in"
+			    " several ncu passes) of `%s`, from ", m, d, d == 1 ? "" : "es", fn);
+		else
+			fprintf(r->fp, "Medians over %lld launch%s of `%s`, from ", m,
+			    m == 1 ? "" : "es", fn);
+	}
 	rep_link(r, KP_ART_SUMMARY);
 	fprintf(r->fp, ". Units are decimal (1 ms = 10^6 ns, 1 TB/s = 10^12 byte/s); the base"
 	    " value is kept in brackets.\n\n");

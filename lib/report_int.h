@@ -29,6 +29,9 @@ struct rep {
 /* ---- report_load.c ---- */
 /* The string (rep_jstr) or the value (rep_jget) at a dotted path, or NULL. */
 const char *rep_jstr(json_t *o, const char *path);
+/* The distinct launches of a summary kernel (its "ids"), or 0 when unknown
+ * (no ids, or ids_truncated): "launches" counts each pass's measurement. */
+long long rep_distinct_launches(json_t *kernel);
 json_t *rep_jget(json_t *o, const char *path);
 /* A scalar as text (numbers and booleans too, written into buf), or NULL. */
 const char *rep_jtext(json_t *v, char *buf, size_t len);

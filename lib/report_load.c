@@ -212,3 +212,13 @@ rep_load_all(struct rep *r, struct kp_err *err)
 	classify(r);
 	return 0;
 }
+
+long long
+rep_distinct_launches(json_t *kernel)
+{
+	json_t *ids = json_object_get(kernel, "ids");
+
+	if (!json_is_array(ids) || json_is_true(json_object_get(kernel, "ids_truncated")))
+		return 0;
+	return (long long)json_array_size(ids);
+}

@@ -149,9 +149,14 @@ rep_sec_filter(struct rep *r)
 	    rep_jtext(count, b, sizeof b) ? rep_jtext(count, b, sizeof b) : "?");
 	fprintf(r->fp, "- Resolved kernel: %s%s%s\n", res ? "`" : "", res ? res : "unknown", res ? "`" : "");
 	if (r->kernel) {
-		json_t *l = json_object_get(r->kernel, "launches");
+		long long m = json_integer_value(json_object_get(r->kernel, "launches"));
+		long long n = rep_distinct_launches(r->kernel);
 
-		fprintf(r->fp, "- Launches profiled: %lld\n", (long long)json_integer_value(l));
+		if (n > 0 && n < m)
+			fprintf(r->fp, "- Launches profiled: %lld, measured %lld times (each ncu pass"
+			    " replays the same launch window)\n", n, m);
+		else
+			fprintf(r->fp, "- Launches profiled: %lld\n", m);
 	}
 	cand = kp_artifact_path(r->dir, KP_ART_CANDIDATES);
 	if (cand && kp_is_file(cand)) {
