@@ -305,21 +305,24 @@ field_add(struct kp_csv *c, size_t start, size_t len)
 }
 
 #ifdef __SSE2__
-/* Bit i set when s[i] is ch, for i < 64. */
-static inline uint64_t
-mask64(const char *s, char ch)
+/* Bit i of *q set when s[i] is '"', of *m when it is ',', for i < 64. */
+static inline void
+masks64(const char *s, uint64_t *q, uint64_t *m)
 {
-	const __m128i q = _mm_set1_epi8(ch);
-	uint64_t m0, m1, m2, m3;
+	const __m128i dq = _mm_set1_epi8('"'), cm = _mm_set1_epi8(',');
+	const __m128i v0 = _mm_loadu_si128((const void *)s),
+	    v1 = _mm_loadu_si128((const void *)(s + 16)),
+	    v2 = _mm_loadu_si128((const void *)(s + 32)),
+	    v3 = _mm_loadu_si128((const void *)(s + 48));
 
-	m0 = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const void *)s), q));
-	m1 = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const void *)(s + 16)),
-	    q));
-	m2 = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const void *)(s + 32)),
-	    q));
-	m3 = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const void *)(s + 48)),
-	    q));
-	return m0 | m1 << 16 | m2 << 32 | m3 << 48;
+	*q = (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v0, dq)) |
+	    (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v1, dq)) << 16 |
+	    (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v2, dq)) << 32 |
+	    (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v3, dq)) << 48;
+	*m = (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v0, cm)) |
+	    (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v1, cm)) << 16 |
+	    (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v2, cm)) << 32 |
+	    (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v3, cm)) << 48;
 }
 
 /* Bit i: the parity of the set bits 0..i of m. */
@@ -349,25 +352,48 @@ pop64(uint64_t m)
 #endif
 }
 
+/* fast_record's state from one 64-byte block to the next */
+struct scan {
+	uint64_t par;		/* all ones inside quotes at the block's start */
+	uint64_t cc, cq;	/* the last block's closing quotes shifted out by 1 and 2 */
+	uint64_t bad;
+};
+
+/*
+ * One block's closing quotes (q its quotes, m its commas): a quote with an
+ * even number of quotes up to it.  Every closing quote must be followed by
+ * ',' and then '"', at the positions valid allows (not the record's last byte
+ * or past it: only the last quote can be there, and the end checks cover it).
+ */
+static inline uint64_t
+scan_block(struct scan *st, uint64_t q, uint64_t m, uint64_t valid)
+{
+	uint64_t px = prefix_xor(q) ^ st->par, cl = q & ~px;
+
+	st->par = (uint64_t)0 - (px >> 63);
+	st->bad |= ((((cl << 1) | st->cc) & ~m) | (((cl << 2) | st->cq) & ~q)) & valid;
+	st->cc = cl >> 63;
+	st->cq = cl >> 62;
+	return cl;
+}
+
 /*
  * The record b[0..len), b[len] its newline, in the form ncu prints: every
  * field quoted, "," between fields, no "" inside one, " or "\r before the
- * newline.  One pass, 64 bytes at a time, finds the quotes and commas; a
- * quote with an even number of quotes up to it closes a field; every closing
- * quote but the last must be followed by ,", the last must end the record
- * (a mismatch at the record's last byte or past it can only come from the
- * last quote, which the end checks cover); the closing quotes are kept, one
- * 64-bit mask per block, with the count before each block.  Nothing is
- * written to the record: a record of another form leaves the buffer as it
- * was.  1 when the record had that form (c->rec, c->nblk, c->nf set), 0
- * when it did not, -1 out of memory.  b[len + 1 .. len + 64] may be read:
- * the buffer has PAD bytes.
+ * newline.  One pass, 64 bytes at a time, finds the quotes and commas
+ * (scan_block); the closing quotes are kept, one 64-bit mask per block,
+ * with the count before each block.  The whole blocks need no length masks;
+ * the last one (1 to 64 bytes) has them.  Nothing is written to the record:
+ * a record of another form leaves the buffer as it was.  1 when the record
+ * had that form (c->rec, c->nblk, c->nf set), 0 when it did not, -1 out of
+ * memory.  b[len + 1 .. len + 64] may be read: the buffer has PAD bytes.
  */
 static int
 fast_record(struct kp_csv *c, char *b, size_t len)
 {
-	size_t nblk = (len + 63) / 64, base, k, nf = 0, e = 0;
-	uint64_t par = 0, q, m, cl, px, cc = 0, cq = 0, bad = 0, valid;
+	size_t nblk = (len + 63) / 64, base, k, nf = 0, e;
+	struct scan st = { 0, 0, 0, 0 };
+	uint64_t q, m, cl, lm;
 
 	if (nblk + 1 > c->mcap) {
 		uint64_t *nm = realloc(c->masks, (nblk + 1) * sizeof(*nm));
@@ -381,33 +407,29 @@ fast_record(struct kp_csv *c, char *b, size_t len)
 		c->bcnt = nb;
 		c->mcap = nblk + 1;
 	}
-	for (k = 0; k < nblk; k++) {
-		base = k * 64;
-		q = mask64(b + base, '"');
-		m = mask64(b + base, ',');
-		valid = ~(uint64_t)0;
-		if (len - base < 64) {
-			q &= ((uint64_t)1 << (len - base)) - 1;
-			m &= ((uint64_t)1 << (len - base)) - 1;
-		}
-		if (len - 1 - base < 64)	/* len >= 1: a record has its quote */
-			valid = ((uint64_t)1 << (len - 1 - base)) - 1;
-		px = prefix_xor(q) ^ par;
-		cl = q & ~px;
-		par = (uint64_t)0 - (px >> 63);
-		bad |= ((((cl << 1) | cc) & ~m) | (((cl << 2) | cq) & ~q)) & valid;
-		cc = cl >> 63;
-		cq = cl >> 62;
+	/* the last quote ends the record, or comes before a CR that does */
+	if (b[len - 1] == '"')
+		e = len - 1;
+	else if (len >= 2 && b[len - 1] == '\r' && b[len - 2] == '"')
+		e = len - 2;
+	else
+		return 0;
+	for (k = 0, base = 0; base + 64 < len; k++, base += 64) {
+		masks64(b + base, &q, &m);
+		cl = scan_block(&st, q, m, ~(uint64_t)0);
 		c->masks[k] = cl;
 		c->bcnt[k] = (uint32_t)nf;
-		if (q != 0)
-			e = base + (size_t)(63 - __builtin_clzll(q));
 		nf += pop64(cl);
 	}
+	masks64(b + base, &q, &m);
+	lm = len - base == 64 ? ~(uint64_t)0 : ((uint64_t)1 << (len - base)) - 1;
+	cl = scan_block(&st, q & lm, m & lm, ((uint64_t)1 << (len - 1 - base)) - 1);
+	c->masks[k] = cl;
+	c->bcnt[k] = (uint32_t)nf;
+	nf += pop64(cl);
 	c->bcnt[nblk] = (uint32_t)nf;
 	c->masks[nblk] = 0;
-	if (nf == 0 || par != 0 || bad != 0 || nf > UINT32_MAX ||
-	    !(e + 1 == len || (e + 2 == len && b[e + 1] == '\r')))
+	if (nf == 0 || st.par != 0 || st.bad != 0 || nf > UINT32_MAX)
 		return 0;
 	while (nf > c->fcap)
 		if (fields_grow(c) < 0)
@@ -421,19 +443,39 @@ fast_record(struct kp_csv *c, char *b, size_t len)
 	return 1;
 }
 
-/* Where the closing quote of field i is; *k: a block at or before it. */
-static inline size_t
-closing(const struct kp_csv *c, size_t i, size_t *k)
-{
+/*
+ * A walk along the closing quotes of the fast-form record, to fields in
+ * ascending order: the block k it is in, that block's quotes from the one
+ * of field at on.  Each step to a later field in the same block drops the
+ * quotes before it; whole blocks are passed by their counts.
+ */
+struct walk {
+	size_t k, at;
 	uint64_t m;
-	size_t r;
+};
 
-	while (c->bcnt[*k + 1] <= i)
-		(*k)++;
-	m = c->masks[*k];
-	for (r = i - c->bcnt[*k]; r > 0; r--)
-		m &= m - 1;
-	return *k * 64 + (size_t)__builtin_ctzll(m);
+static inline void
+walk_start(const struct kp_csv *c, struct walk *w)
+{
+	w->k = 0;
+	w->at = 0;
+	w->m = c->masks[0];
+}
+
+/* Where field i's closing quote is; i at or after the walk's field. */
+static inline size_t
+walk_to(const struct kp_csv *c, struct walk *w, size_t i)
+{
+	if (c->bcnt[w->k + 1] <= i) {
+		do
+			w->k++;
+		while (c->bcnt[w->k + 1] <= i);
+		w->m = c->masks[w->k];
+		w->at = c->bcnt[w->k];
+	}
+	for (; w->at < i; w->at++)
+		w->m &= w->m - 1;
+	return w->k * 64 + (size_t)__builtin_ctzll(w->m);
 }
 
 /* Field i of the fast-form record: its bytes stay, its closing quote its NUL. */
@@ -654,15 +696,20 @@ void
 kp_csv_pick(struct kp_csv *c, const size_t *idx, size_t n)
 {
 #ifdef __SSE2__
-	size_t j, k = 0, i, start;
+	size_t j, i, start, end;
+	struct walk w;
 
 	if (!c->pending)
 		return;
+	walk_start(c, &w);
 	for (j = 0; j < n; j++) {
 		if ((i = idx[j]) >= c->nf || c->picked[i] == c->gen)
 			continue;
-		start = i == 0 ? 1 : closing(c, i - 1, &k) + 3;
-		set_field(c, i, start, closing(c, i, &k));
+		if ((i > 0 ? i - 1 : 0) < w.at)	/* not ascending: from the start again */
+			walk_start(c, &w);
+		start = i == 0 ? 1 : walk_to(c, &w, i - 1) + 3;
+		end = walk_to(c, &w, i);
+		set_field(c, i, start, end);
 		c->picked[i] = c->gen;
 	}
 #else
