@@ -94,21 +94,51 @@ mx_put_str(char *p, const char *s)
 	return p + n;
 }
 
+/* "00" .. "99" */
+static const char dig2[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+/* u's decimal digits at p, without a division: two at a time from the end */
+static char *
+put_u64(char *p, unsigned long long u)
+{
+	unsigned long long t = u;
+	size_t n = 1;
+	char *e;
+
+	while (t >= 100) {
+		t /= 100;
+		n += 2;
+	}
+	n += t >= 10;
+	e = p + n;
+	while (u >= 100) {
+		unsigned r = (unsigned)(u % 100);
+
+		u /= 100;
+		e -= 2;
+		e[0] = dig2[2 * r];
+		e[1] = dig2[2 * r + 1];
+	}
+	if (u >= 10) {
+		e[-2] = dig2[2 * u];
+		e[-1] = dig2[2 * u + 1];
+	} else {
+		e[-1] = (char)('0' + u);
+	}
+	return p + n;
+}
+
 char *
 mx_put_ll(char *p, long long v)
 {
-	char t[24], *e = t + sizeof(t);
-	unsigned long long u = v < 0 ? 0 - (unsigned long long)v : (unsigned long long)v;
-	size_t n;
-
-	do
-		*--e = (char)('0' + u % 10);
-	while ((u /= 10) != 0);
-	if (v < 0)
+	if (v < 0) {
 		*p++ = '-';
-	n = (size_t)(t + sizeof(t) - e);
-	memcpy(p, e, n);
-	return p + n;
+		return put_u64(p, 0 - (unsigned long long)v);
+	}
+	return put_u64(p, (unsigned long long)v);
 }
 
 /* jansson's real: "%.15g", ".0" if it looks like an integer, no '+' or
@@ -152,8 +182,8 @@ static char *
 put_real(char *p, double v)
 {
 	double a = fabs(v), r;
-	char d[24];
-	int k, nd, x;
+	char *e;
+	int k, nd, x, i;
 
 	for (k = 1; k <= 15; k++) {
 		r = rint(a * mx_p10[k]);
@@ -161,25 +191,32 @@ put_real(char *p, double v)
 			break;
 		if (r / mx_p10[k] != a)
 			continue;
-		nd = (int)(mx_put_ll(d, (long long)r) - d);
-		x = nd - 1 - k;	/* the decimal exponent */
-		if (x < -4)
-			break;
 		if (v < 0)
 			*p++ = '-';
-		if (x >= 0) {
-			memcpy(p, d, (size_t)x + 1);
-			p += x + 1;
-			*p++ = '.';
-			memcpy(p, d + x + 1, (size_t)k);
-			return p + k;
+		/* r's digits one byte on, its first x + 1 moved back over the point */
+		e = put_u64(p + 1, (unsigned long long)r);
+		nd = (int)(e - p - 1);
+		x = nd - 1 - k;	/* the decimal exponent */
+		if (x < -4) {
+			if (v < 0)
+				p--;
+			break;
 		}
-		*p++ = '0';
-		*p++ = '.';
-		for (; x < -1; x++)
-			*p++ = '0';
-		memcpy(p, d, (size_t)nd);
-		return p + nd;
+		if (x >= 0) {
+			for (i = 0; i <= x; i++)
+				p[i] = p[i + 1];
+			p[x + 1] = '.';
+			return e;
+		}
+		/* "0.", -x - 1 zeros, then the nd digits moved on to follow them */
+		e = p + 1 - x;
+		for (i = nd; i > 0; i--)
+			e[i - 1] = p[i];
+		p[0] = '0';
+		p[1] = '.';
+		for (i = 2; i < 1 - x; i++)
+			p[i] = '0';
+		return e + nd;
 	}
 	return put_real_printf(p, v);
 }

@@ -7,7 +7,9 @@
  * and the median over a kernel's launches is taken here.
  */
 #include <glob.h>
+#include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -970,6 +972,75 @@ START_TEST(test_metrics_jsonl_number_forms_as_jansson)
 }
 END_TEST
 
+/*
+ * mx_put_num and mx_put_ll write what jansson writes for mx_jnum(v) at
+ * precision 15: every digit count of integers and of r / 10^k (the pairs
+ * and the single leading digit, the point moved into the digits or after
+ * "0." and zeros), signs, the exponent forms below 10^-4 and past 10^15.
+ */
+START_TEST(test_metrics_put_num_as_jansson)
+{
+	static const double fixed[] = { 0, -0.0, 1, 9, 10, 99, 100, 101, 0.5, 0.05, 0.0001,
+	    0.00012, 0.00001, 1e-5, 1.5e-7, 123.456, -123.456, 8999999999999999.0, 9e15,
+	    1e15 + 0.5, 1e16, 1e21, 1e300, 0.1 + 0.2, 1.0 / 3, 2.0 / 3, 999999999999999.9,
+	    12345678901234.5, 0.999999999999999, 5e-324, INFINITY, -INFINITY, NAN };
+	uint64_t seed = 0x9e3779b97f4a7c15ULL;
+	size_t i, n = sizeof fixed / sizeof fixed[0];
+	char got[128], *e;
+
+	for (i = 0; i < n + 200000; i++) {
+		double v;
+		json_t *j;
+		char *want;
+
+		if (i < n) {
+			v = fixed[i];
+		} else {
+			unsigned long long r;
+			int k, nd;
+
+			seed ^= seed << 13;
+			seed ^= seed >> 7;
+			seed ^= seed << 17;
+			nd = 1 + (int)(seed % 17);	/* digits of r */
+			k = (int)((seed >> 8) % 19);	/* digits after the point */
+			r = (seed >> 16) % (unsigned long long)pow(10, nd);
+			v = (double)r / pow(10, k);
+			if ((seed >> 60) & 1)
+				v = -v;
+			if (((seed >> 56) & 15) == 0)
+				v = (double)(long long)(seed >> 12) * (((seed >> 61) & 1) ? -1.0 : 1.0);
+		}
+		e = mx_put_num(got, v);
+		*e = '\0';
+		j = mx_jnum(v);
+		ck_assert_ptr_nonnull(want = json_dumps(j, JSON_ENCODE_ANY | JSON_COMPACT |
+		    JSON_REAL_PRECISION(15)));
+		ck_assert_msg(strcmp(got, want) == 0, "%.17g: %s, jansson %s", v, got, want);
+		free(want);
+		json_decref(j);
+	}
+	for (i = 0; i < 64; i++) {	/* every digit count, both signs, of mx_put_ll */
+		long long v = (long long)i * 12345679LL;
+
+		if (i < 19)
+			v = (long long)pow(10, (double)i) - (long long)(i % 2);
+		else if (i < 38)
+			v = 1 - (long long)pow(10, (double)(i - 19));
+		char want[32];
+
+		if (i == 62)
+			v = LLONG_MAX;
+		if (i == 63)
+			v = LLONG_MIN;
+		e = mx_put_ll(got, v);
+		*e = '\0';
+		snprintf(want, sizeof want, "%lld", v);
+		ck_assert_str_eq(got, want);
+	}
+}
+END_TEST
+
 static Suite *
 metrics_suite(void)
 {
@@ -992,6 +1063,7 @@ metrics_suite(void)
 	tcase_add_test(tc, test_metrics_sample_is_whole_launches);
 	tcase_add_test(tc, test_metrics_jsonl_as_jansson_writes_it);
 	tcase_add_test(tc, test_metrics_jsonl_number_forms_as_jansson);
+	tcase_add_test(tc, test_metrics_put_num_as_jansson);
 	suite_add_tcase(s, tc);
 	return s;
 }
