@@ -352,6 +352,38 @@ pop64(uint64_t m)
 #endif
 }
 
+/*
+ * cnt[k]: the set bits of m[0..k), for k <= n.  Two masks at a time: the
+ * bits of each byte added up in the byte, then psadbw adds the bytes of
+ * each half (SSE2 has no popcnt).
+ */
+static void
+block_counts(const uint64_t *m, uint32_t *cnt, size_t n)
+{
+	const __m128i b1 = _mm_set1_epi8(0x55), b2 = _mm_set1_epi8(0x33),
+	    b4 = _mm_set1_epi8(0x0f), z = _mm_setzero_si128();
+	size_t k;
+	uint32_t sum = 0;
+
+	for (k = 0; k + 2 <= n; k += 2) {
+		__m128i v = _mm_loadu_si128((const void *)(m + k));
+
+		v = _mm_sub_epi8(v, _mm_and_si128(_mm_srli_epi16(v, 1), b1));
+		v = _mm_add_epi8(_mm_and_si128(v, b2), _mm_and_si128(_mm_srli_epi16(v, 2), b2));
+		v = _mm_and_si128(_mm_add_epi8(v, _mm_srli_epi16(v, 4)), b4);
+		v = _mm_sad_epu8(v, z);
+		cnt[k] = sum;
+		sum += (uint32_t)_mm_cvtsi128_si32(v);
+		cnt[k + 1] = sum;
+		sum += (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(v, 8));
+	}
+	if (k < n) {
+		cnt[k] = sum;
+		sum += (uint32_t)pop64(m[k]);
+	}
+	cnt[n] = sum;
+}
+
 /* fast_record's state from one 64-byte block to the next */
 struct scan {
 	uint64_t par;		/* all ones inside quotes at the block's start */
@@ -393,7 +425,7 @@ fast_record(struct kp_csv *c, char *b, size_t len)
 {
 	size_t nblk = (len + 63) / 64, base, k, nf = 0, e;
 	struct scan st = { 0, 0, 0, 0 };
-	uint64_t q, m, cl, lm;
+	uint64_t q, m, lm;
 
 	if (nblk + 1 > c->mcap) {
 		uint64_t *nm = realloc(c->masks, (nblk + 1) * sizeof(*nm));
@@ -416,20 +448,19 @@ fast_record(struct kp_csv *c, char *b, size_t len)
 		return 0;
 	for (k = 0, base = 0; base + 64 < len; k++, base += 64) {
 		masks64(b + base, &q, &m);
-		cl = scan_block(&st, q, m, ~(uint64_t)0);
-		c->masks[k] = cl;
-		c->bcnt[k] = (uint32_t)nf;
-		nf += pop64(cl);
+		c->masks[k] = scan_block(&st, q, m, ~(uint64_t)0);
 	}
 	masks64(b + base, &q, &m);
 	lm = len - base == 64 ? ~(uint64_t)0 : ((uint64_t)1 << (len - base)) - 1;
-	cl = scan_block(&st, q & lm, m & lm, ((uint64_t)1 << (len - 1 - base)) - 1);
-	c->masks[k] = cl;
-	c->bcnt[k] = (uint32_t)nf;
-	nf += pop64(cl);
-	c->bcnt[nblk] = (uint32_t)nf;
+	c->masks[k] = scan_block(&st, q & lm, m & lm, ((uint64_t)1 << (len - 1 - base)) - 1);
 	c->masks[nblk] = 0;
-	if (nf == 0 || st.par != 0 || st.bad != 0 || nf > UINT32_MAX)
+	if (st.par != 0 || st.bad != 0)
+		return 0;
+	/* counts fit: a record of 2^32 bytes or more is split whole (fields_grow) */
+	if (len >= UINT32_MAX)
+		return 0;
+	block_counts(c->masks, c->bcnt, nblk);
+	if ((nf = c->bcnt[nblk]) == 0)
 		return 0;
 	while (nf > c->fcap)
 		if (fields_grow(c) < 0)
