@@ -459,6 +459,105 @@ START_TEST(test_csv_lazy_real_raw_page)
 }
 END_TEST
 
+/*
+ * Records in ncu's form whose lengths end at every place of a 64-byte
+ * block (exact multiples of 64 included, with and without a CR), fields
+ * of 0-70 bytes with commas, read whole and lazily: ascending picks with
+ * repeats, then a pick behind the last one, give the bytes of the whole
+ * read; the fields of a record of another form (a "" escape) come whole.
+ */
+START_TEST(test_csv_lazy_picks_at_every_block_end)
+{
+	struct kp_err err;
+	size_t cap = 1 << 20, nrec = 0, i, j, n, k;
+	char *s = malloc(cap), *p = s;
+	uint64_t seed = 0x853c49e6748fea9bULL;
+	struct kp_csv *a, *b;
+	FILE *fa, *fb;
+
+	ck_assert_ptr_nonnull(s);
+	while ((size_t)(p - s) < cap - 4096) {
+		char *r = p;
+		size_t want = 64 * (1 + nrec % 5) + nrec % 67, nf = 0;
+		int cr = (nrec / 67) % 2, esc = nrec % 41 == 40;
+
+		/* fields until the record (its quote, CR) is want bytes long */
+		for (;;) {
+			size_t left = want - (size_t)(p - r) - (size_t)cr - 2 - (nf > 0);
+			size_t len = (size_t)(rnd(&seed) % 71);
+
+			if (len + 8 > left)
+				len = left;
+			if (nf > 0)
+				*p++ = ',';
+			*p++ = '"';
+			for (k = 0; k < len; k++)
+				*p++ = (char)(k % 9 == 4 ? ',' : 'a' + (nrec + k) % 26);
+			if (esc && nf == 1) {	/* a "" at its end */
+				*p++ = '"';
+				*p++ = '"';
+			}
+			*p++ = '"';
+			nf++;
+			if (len == left)
+				break;
+		}
+		if (cr)
+			*p++ = '\r';
+		*p++ = '\n';
+		nrec++;
+	}
+	ck_assert_ptr_nonnull(fa = fmemopen(s, (size_t)(p - s), "r"));
+	ck_assert_ptr_nonnull(fb = fmemopen(s, (size_t)(p - s), "r"));
+	ck_assert_ptr_nonnull(a = kp_csv_open(fa, "a.csv"));
+	ck_assert_ptr_nonnull(b = kp_csv_open(fb, "b.csv"));
+	ck_assert_int_eq(kp_csv_lazy(b, 1), 0);
+	for (i = 0; i < nrec; i++) {
+		size_t idx[64], nfa;
+
+		ck_assert_int_eq(kp_csv_next(a, &err), 1);
+		ck_assert_int_eq(kp_csv_next(b, &err), 1);
+		ck_assert_uint_eq(nfa = kp_csv_nfields(a), kp_csv_nfields(b));
+		for (n = 0, j = rnd(&seed) % 3; j < nfa && n < 63; j += 1 + rnd(&seed) % 4) {
+			idx[n++] = j;
+			if (j % 5 == 0 && n < 63)
+				idx[n++] = j;	/* a repeat */
+		}
+		for (j = 0, k = 0; n > 0 && n < 64 && j < idx[n - 1]; j++) {
+			while (k < n && idx[k] < j)
+				k++;
+			if (idx[k] != j) {	/* one not picked yet, behind the last one */
+				idx[n++] = j;
+				break;
+			}
+		}
+		/* ncu's form is taken lazily, whatever its length; the "" one is not */
+		ck_assert_int_eq(kp_csv_raw(b, &k) != NULL, i % 41 != 40);
+		kp_csv_pick(b, idx, n);
+		for (j = 0; j < n; j++) {
+			const struct kp_field *fa1 = kp_csv_field(a, idx[j]),
+			    *fb1 = kp_csv_field(b, idx[j]);
+
+			ck_assert_ptr_nonnull(fb1);
+			ck_assert_uint_eq(fa1->len, fb1->len);
+			ck_assert_mem_eq(fa1->s, fb1->s, fa1->len);
+			ck_assert_int_eq(fb1->s[fb1->len], '\0');
+		}
+		kp_csv_fill(b);
+		for (j = 0; j < nfa; j++)
+			ck_assert_str_eq(kp_csv_field(a, j)->s, kp_csv_field(b, j)->s);
+	}
+	ck_assert_int_eq(kp_csv_next(a, &err), 0);
+	ck_assert_int_eq(kp_csv_next(b, &err), 0);
+	ck_assert_uint_gt(nrec, 1000);
+	kp_csv_close(a);
+	kp_csv_close(b);
+	fclose(fa);
+	fclose(fb);
+	free(s);
+}
+END_TEST
+
 static Suite *
 csv_suite(void)
 {
@@ -481,6 +580,7 @@ csv_suite(void)
 	tcase_add_test(tc, test_csv_lazy_pick_and_fill);
 	tcase_add_test(tc, test_csv_raw_of_pending_record);
 	tcase_add_test(tc, test_csv_lazy_real_raw_page);
+	tcase_add_test(tc, test_csv_lazy_picks_at_every_block_end);
 	suite_add_tcase(s, tc);
 	return s;
 }
