@@ -100,7 +100,7 @@ static const char dig2[201] =
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
 
-/* u's decimal digits at p, without a division: two at a time from the end */
+/* u's decimal digits at p: counted, then two at a time from the end */
 static char *
 put_u64(char *p, unsigned long long u)
 {
