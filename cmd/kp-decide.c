@@ -15,6 +15,7 @@
 #include "kp_hotspots.h"
 #include "kp_jsonl.h"
 #include "kp_rules.h"
+#include "kp_summary_file.h"
 #include "kp_yaml.h"
 #include "ncu_rules.h"
 #include "profile.h"
@@ -25,8 +26,9 @@ static const char synopsis[] =
     "                 [--source-evidence FILE] [--ncu-details FILE]\n"
     "                 [--kernel NAME | --kernel-index N] [-o FILE]\n";
 
-/* The kernel the user asked for, or the summary's primary one (borrowed). */
-static json_t *
+/* The index of the kernel the user asked for, or of the summary's primary one:
+ * the kernels are unbuilt (kp_summary_file.h), their names are there. */
+static size_t
 pick_kernel(json_t *summary, const char *metrics, const char *name, long long index,
     int quiet_name)
 {
@@ -39,7 +41,7 @@ pick_kernel(json_t *summary, const char *metrics, const char *name, long long in
 		if ((size_t)index >= json_array_size(kernels))
 			kp_die(KP_EXIT_NOMATCH, "%s: --kernel-index %lld: the summary has %zu "
 			    "kernels", metrics, index, json_array_size(kernels));
-		return json_array_get(kernels, (size_t)index);
+		return (size_t)index;
 	}
 	if (name != NULL) {
 		json_array_foreach(kernels, i, k) {
@@ -48,7 +50,7 @@ pick_kernel(json_t *summary, const char *metrics, const char *name, long long in
 
 			if ((n != NULL && strcmp(n, name) == 0) ||
 			    (f != NULL && strcmp(f, name) == 0))
-				return k;
+				return i;
 		}
 		if (!quiet_name)
 			kp_die(KP_EXIT_NOMATCH, "%s: no kernel named \"%s\"", metrics, name);
@@ -57,8 +59,8 @@ pick_kernel(json_t *summary, const char *metrics, const char *name, long long in
 	k = json_object_get(summary, "primary");
 	if (json_is_integer(k) && json_integer_value(k) >= 0 &&
 	    (size_t)json_integer_value(k) < json_array_size(kernels))
-		return json_array_get(kernels, (size_t)json_integer_value(k));
-	return json_array_get(kernels, 0);
+		return (size_t)json_integer_value(k);
+	return 0;
 }
 
 /* A kernel name from the target file (kernel.name), or NULL. */
@@ -116,6 +118,7 @@ main(int argc, char *argv[])
 	long long kindex = -1;
 	struct kp_err err;
 	struct kp_rules *rules;
+	struct kp_summary_file *sf;
 	json_t *summary, *kernel, *hotspots = NULL, *decision;
 	int c, how;
 
@@ -176,13 +179,16 @@ main(int argc, char *argv[])
 		kp_die_err(&err);
 	if (kp_is_dir(metrics))
 		kp_die(KP_EXIT_DATA, "%s: is a directory", metrics);
-	if ((summary = kp_json_load_file(metrics, &err)) == NULL)
+	if ((sf = kp_summary_open(metrics, &err)) == NULL)
 		kp_die_err(&err);
+	summary = sf->summary;
 	if (!json_is_object(summary) || !json_is_array(json_object_get(summary, "kernels")))
 		kp_die(KP_EXIT_DATA, "%s: not a metrics summary (no \"kernels\" list)", metrics);
 	if (target != NULL && kname == NULL && kindex < 0)
 		kname = tname = target_kernel(target);
-	kernel = pick_kernel(summary, metrics, kname, kindex, tname != NULL);
+	if ((kernel = kp_summary_kernel(sf, pick_kernel(summary, metrics, kname, kindex,
+	    tname != NULL), &err)) == NULL)
+		kp_die_err(&err);
 	if (hotf != NULL && (hotspots = kp_hs_csv_load(hotf, 1, &err)) == NULL)
 		kp_die_err(&err);
 	if (srcf == NULL && hotf != NULL) {	/* kp-hotspots writes it beside its CSV */
@@ -208,7 +214,7 @@ main(int argc, char *argv[])
 	json_decref(src);
 	json_decref(ncu);
 	free(p_src);
-	json_decref(summary);
+	kp_summary_close(sf);
 	kp_rules_free(rules);
 	free(tname);
 	free(profile_dir);

@@ -14,12 +14,14 @@
 #include "profile.h"
 
 struct kp_err;
+struct kp_summary_file;
 
 /* Everything the report is made from: the folder's artifacts, loaded once. */
 struct rep {
 	const char *dir;
 	FILE *fp;
 	json_t *target, *manifest, *summary, *kernel, *decision, *hotspots, *cmp;
+	struct kp_summary_file *sumf;	/* holds summary: only kernel is built */
 	int decision_fallback;	/* classified here from the summary */
 	char *commands;		/* commands.sh */
 	int have_env, have_visual, have_comparison;

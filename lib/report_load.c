@@ -16,6 +16,7 @@
 #include "kp_hotspots.h"
 #include "kp_jsonl.h"
 #include "kp_rules.h"
+#include "kp_summary_file.h"
 #include "kp_yaml.h"
 #include "profile.h"
 #include "report_int.h"
@@ -110,6 +111,33 @@ load_json(const char *dir, const char *rel, struct kp_err *err, int *bad)
 	return j;
 }
 
+/* details/metrics_summary.json with only its primary kernel built (r->kernel). */
+static int
+load_summary(struct rep *r, struct kp_err *err)
+{
+	char *p = kp_artifact_path(r->dir, KP_ART_SUMMARY);
+	json_t *ks, *pi;
+	size_t i;
+
+	if (p == NULL || !kp_is_file(p)) {
+		free(p);
+		return 0;
+	}
+	r->sumf = kp_summary_open(p, err);
+	free(p);
+	if (r->sumf == NULL)
+		return -1;
+	r->summary = r->sumf->summary;
+	ks = json_object_get(r->summary, "kernels");
+	pi = json_object_get(r->summary, "primary");
+	if (!json_is_array(ks))
+		return 0;
+	i = json_is_integer(pi) ? (size_t)json_integer_value(pi) : 0;
+	if (i < json_array_size(ks) && (r->kernel = kp_summary_kernel(r->sumf, i, err)) == NULL)
+		return -1;
+	return 0;
+}
+
 /* details/source_hotspots.csv as an array of objects keyed by the header. */
 static json_t *
 load_hotspots(const char *dir, struct kp_err *err, int *bad)
@@ -161,7 +189,7 @@ rep_free(struct rep *r)
 {
 	json_decref(r->target);
 	json_decref(r->manifest);
-	json_decref(r->summary);
+	kp_summary_close(r->sumf);
 	json_decref(r->decision);
 	json_decref(r->hotspots);
 	json_decref(r->cmp);
@@ -177,8 +205,8 @@ rep_load_all(struct rep *r, struct kp_err *err)
 	r->target = load_yaml(r->dir, kp_artifact_rel(KP_ART_TARGET), err, &bad);
 	if (!bad)
 		r->manifest = load_yaml(r->dir, kp_artifact_rel(KP_ART_MANIFEST), err, &bad);
-	if (!bad)
-		r->summary = load_json(r->dir, kp_artifact_rel(KP_ART_SUMMARY), err, &bad);
+	if (!bad && load_summary(r, err) < 0)
+		bad = 1;
 	if (!bad)
 		r->decision = load_json(r->dir, kp_artifact_rel(KP_ART_DECISION), err, &bad);
 	if (!bad)
@@ -187,16 +215,9 @@ rep_load_all(struct rep *r, struct kp_err *err)
 		r->cmp = load_json(r->dir, kp_artifact_rel(KP_ART_COMPARISON), err, &bad);
 	if (bad)
 		return -1;
-	if (r->summary != NULL) {
-		json_t *ks = json_object_get(r->summary, "kernels");
-		json_t *pi = json_object_get(r->summary, "primary");
-
-		if (!json_is_array(ks)) {
-			return kp_errf(err, KP_EXIT_DATA, "%s/%s: not a metrics summary (no"
-			    " \"kernels\" array)", r->dir, kp_artifact_rel(KP_ART_SUMMARY));
-		}
-		r->kernel = json_array_get(ks, json_is_integer(pi) ? (size_t)json_integer_value(pi) : 0);
-	}
+	if (r->summary != NULL && !json_is_array(json_object_get(r->summary, "kernels")))
+		return kp_errf(err, KP_EXIT_DATA, "%s/%s: not a metrics summary (no"
+		    " \"kernels\" array)", r->dir, kp_artifact_rel(KP_ART_SUMMARY));
 	if (r->decision != NULL && !json_is_object(r->decision))
 		return kp_errf(err, KP_EXIT_DATA, "%s/%s: not an object", r->dir,
 		    kp_artifact_rel(KP_ART_DECISION));
