@@ -26,8 +26,10 @@ static const char synopsis[] =
     "usage: kp-hotspots [--metric name] [--top n] [-o file] [file]\n"
     "       kp-hotspots --input file --output file\n";
 
+/* ev: where the page's evidence goes when it is read from a file (*have_ev 1). */
 static struct kp_hotspots *
-read_page(const char *path, const struct kp_hs_opts *o, struct kp_err *err)
+read_page(const char *path, const struct kp_hs_opts *o, json_t **ev, int *have_ev,
+    struct kp_err *err)
 {
 	struct kp_hotspots *h;
 	FILE *fp;
@@ -42,8 +44,9 @@ read_page(const char *path, const struct kp_hs_opts *o, struct kp_err *err)
 		kp_errf(err, KP_EXIT_DATA, "%s: %s", path, strerror(errno));
 		return NULL;
 	}
-	h = kp_hotspots_read(fp, path, o, err);
+	h = kp_hotspots_read_ev(fp, path, o, ev, err);
 	fclose(fp);
+	*have_ev = ev != NULL && h != NULL;
 	return h;
 }
 
@@ -74,12 +77,12 @@ list_metrics(const char *path)
  * and gives the unavailable row, *status KP_EXIT_NOSOURCE; anything else exits.
  */
 static struct kp_hotspots *
-load(const char *path, const struct kp_hs_opts *o, int *status)
+load(const char *path, const struct kp_hs_opts *o, int *status, json_t **ev, int *have_ev)
 {
 	struct kp_hotspots *h;
 	struct kp_err err;
 
-	if ((h = read_page(path, o, &err)) != NULL)
+	if ((h = read_page(path, o, ev, have_ev, &err)) != NULL)
 		return h;
 	if (err.status == KP_EXIT_USAGE) {
 		kp_warn("%s", err.msg);
@@ -98,19 +101,20 @@ load(const char *path, const struct kp_hs_opts *o, int *status)
 /*
  * The page summed up for kp-decide, beside the CSV; a page that has no table
  * leaves none (and removes an old one, so that no stale evidence is read).
+ * have_ev: ev is the page's, summed while it was ranked; else it is read here.
  */
 static void
-write_evidence(const char *pagepath, const char *csvpath)
+write_evidence(const char *pagepath, const char *csvpath, json_t *ev, int have_ev)
 {
 	struct kp_err err;
-	json_t *ev = NULL;
 	char *out = kp_artifact_beside(csvpath, KP_ART_SOURCE_EVIDENCE);
+	json_t *mine = NULL;
 	FILE *fp;
 
 	if (out == NULL)
 		kp_die(KP_EXIT_ENV, "out of memory");
-	if (pagepath != NULL && (fp = fopen(pagepath, "r")) != NULL) {
-		ev = kp_source_evidence_read(fp, pagepath, &err);
+	if (!have_ev && pagepath != NULL && (fp = fopen(pagepath, "r")) != NULL) {
+		ev = mine = kp_source_evidence_read(fp, pagepath, &err);
 		fclose(fp);
 	}
 	if (ev != NULL) {
@@ -119,7 +123,7 @@ write_evidence(const char *pagepath, const char *csvpath)
 			kp_die_err(&err);
 	} else
 		unlink(out);
-	json_decref(ev);
+	json_decref(mine);
 	free(out);
 }
 
@@ -154,6 +158,8 @@ main(int argc, char *argv[])
 	struct kp_hs_opts o = { NULL, 20, 3 };
 	struct kp_hotspots *h;
 	struct kp_err err;
+	json_t *ev = NULL;
+	int have_ev = 0;
 	const char *input = NULL, *output = NULL;
 	char *dir = NULL, *page = NULL, *csv = NULL;
 	long long n;
@@ -187,7 +193,7 @@ main(int argc, char *argv[])
 		input = argv[0];
 
 	if (input != NULL) {
-		h = load(input, &o, &status);
+		h = load(input, &o, &status, output != NULL ? &ev : NULL, &have_ev);
 		csv = output ? strdup(output) : NULL;
 	} else {
 		if (isatty(STDIN_FILENO))
@@ -208,13 +214,14 @@ main(int argc, char *argv[])
 			    "collected)", dir, SOURCE_PAGE);
 			h = kp_hotspots_unavailable(o.metric, why);
 		} else
-			h = load(page, &o, &status);
+			h = load(page, &o, &status, &ev, &have_ev);
 		if (h == NULL)
 			kp_die(KP_EXIT_ENV, "out of memory");
 	}
 	if (csv != NULL) {
 		write_csv(csv, output != NULL ? KP_OUT_NAMED : KP_OUT_DERIVED, h);
-		write_evidence(input != NULL ? input : (kp_is_file(page) ? page : NULL), csv);
+		write_evidence(input != NULL ? input : (kp_is_file(page) ? page : NULL), csv, ev,
+		    have_ev);
 	}
 	for (i = 0; i < h->n; i++) {
 		json_t *j = kp_hotspot_json(&h->rows[i], dir);
@@ -226,6 +233,7 @@ main(int argc, char *argv[])
 		json_decref(j);
 	}
 	kp_hotspots_free(h);
+	json_decref(ev);
 	free(dir);
 	free(page);
 	free(csv);

@@ -14,6 +14,7 @@
 #include "kp_strmap.h"
 
 struct kp_src;
+struct kp_evidence;
 struct kp_err;
 struct kp_hotspot;
 
@@ -39,15 +40,17 @@ struct fn {
 	double *total;
 };
 
-struct prow {			/* a row of the block being read */
+struct prow {			/* a row of the block being read; the room stays */
 	int insn;
 	long line;
 	char *text, *addr;
+	size_t textcap, addrcap;
 	double *val;
 };
 
 struct agg {
 	struct kp_src *src;
+	struct kp_evidence *ev;	/* NULL, or the page's evidence summed on the way */
 	size_t nm;
 	struct line *lines;
 	size_t nlines, clines;
@@ -62,6 +65,7 @@ struct agg {
 	char *bfile, *bfunc;
 	struct prow *rows;
 	size_t nrows, crows;
+	size_t nrowroom;	/* rows[0 .. nrowroom-1] have room of their own */
 	uint64_t sum;
 	int open;
 	size_t copies, duplicates;

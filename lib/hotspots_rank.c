@@ -13,6 +13,7 @@
 #include "kp_hotspots.h"
 #include "kp_source.h"
 #include "hotspots_int.h"
+#include "source_evidence.h"
 
 /* ---- classification ---- */
 static int
@@ -806,6 +807,27 @@ struct kp_hotspots *
 kp_hotspots_read(FILE *fp, const char *name, const struct kp_hs_opts *o,
     struct kp_err *err)
 {
+	return kp_hotspots_read_ev(fp, name, o, NULL, err);
+}
+
+/* Only the evidence of a page that has no metrics to rank. */
+static json_t *
+evidence_only(struct agg *g)
+{
+	struct kp_src_row r;
+	struct kp_err e;
+	int rc;
+
+	while ((rc = kp_src_next(g->src, &r, &e)) == 1)
+		if (kp_evidence_add(g->ev, &r) < 0)
+			return NULL;
+	return rc < 0 ? NULL : kp_evidence_result(g->ev, g->src);
+}
+
+struct kp_hotspots *
+kp_hotspots_read_ev(FILE *fp, const char *name, const struct kp_hs_opts *o,
+    json_t **evidence, struct kp_err *err)
+{
 	struct agg g;
 	struct ctx c;
 	struct kp_hotspots *h = NULL;
@@ -817,15 +839,25 @@ kp_hotspots_read(FILE *fp, const char *name, const struct kp_hs_opts *o,
 
 	if (o == NULL)
 		o = &def;
+	if (evidence != NULL)
+		*evidence = NULL;
 	memset(&g, 0, sizeof(g));
 	if ((g.src = kp_src_open(fp, name, err)) == NULL)
 		return NULL;
+	if (evidence != NULL && (g.ev = kp_evidence_new(g.src)) == NULL) {
+		kp_src_close(g.src);
+		kp_errf(err, KP_EXIT_ENV, "out of memory");
+		return NULL;
+	}
 	g.nm = kp_src_nmetrics(g.src);
 	if (g.nm == 0) {
 		snprintf(why, sizeof(why), "the %s page of %s holds only line numbers and text, "
 		    "no metrics (ncu samples SASS instructions; collect the page with "
 		    "--print-source cuda,sass or sass)", kp_src_kind_name(kp_src_kind(g.src)),
 		    name);
+		if (g.ev != NULL)
+			*evidence = evidence_only(&g);
+		kp_evidence_free(g.ev);
 		kp_src_close(g.src);
 		if ((h = kp_hotspots_unavailable(metric, why)) == NULL)
 			kp_errf(err, KP_EXIT_ENV, "out of memory");
@@ -835,6 +867,8 @@ kp_hotspots_read(FILE *fp, const char *name, const struct kp_hs_opts *o,
 	}
 	if (setup_ctx(&c, &g, metric, err) < 0 || hs_agg_read(&g, err) < 0)
 		goto out;
+	if (g.ev != NULL)
+		*evidence = kp_evidence_result(g.ev, g.src);
 	for (i = 0; i < g.nfns; i++)
 		total += mv(g.fns[i].total, c.mi);
 	if (total <= 0) {
@@ -857,6 +891,12 @@ kp_hotspots_read(FILE *fp, const char *name, const struct kp_hs_opts *o,
 	h->copies = g.copies;
 	h->duplicates = g.duplicates;
 out:
+	if (h == NULL && evidence != NULL) {
+		json_decref(*evidence);
+		*evidence = NULL;
+	}
+	kp_evidence_free(g.ev);
+	g.ev = NULL;
 	hs_agg_free(&g);
 	return h;
 }

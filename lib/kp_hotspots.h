@@ -60,6 +60,11 @@ struct kp_hs_opts {
  * KP_HS_UNAVAILABLE row. */
 struct kp_hotspots *kp_hotspots_read(FILE *fp, const char *name,
     const struct kp_hs_opts *o, struct kp_err *err);
+/* The same, and with evidence non-NULL the page's kp_source_evidence_read()
+ * object summed in the same pass into *evidence (NULL where that would be
+ * NULL, and whenever this returns NULL). */
+struct kp_hotspots *kp_hotspots_read_ev(FILE *fp, const char *name,
+    const struct kp_hs_opts *o, json_t **evidence, struct kp_err *err);
 /* One KP_HS_UNAVAILABLE row saying why. */
 struct kp_hotspots *kp_hotspots_unavailable(const char *metric, const char *why);
 void kp_hotspots_free(struct kp_hotspots *h);

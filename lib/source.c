@@ -37,6 +37,24 @@ static const char *const textcols[] = {
 	"Address Space", "Access Operation", "Access Size", "L2 Explicit Evict Policies",
 };
 
+/* The leading fields every record is looked at by (the kind, the label, the
+ * row's line, address and texts), picked from a lazy record with its last. */
+#define NPICK 4
+
+/* The next record, its first NPICK fields and its last set (kp_csv_lazy). */
+static int
+next_record(struct kp_src *s, struct kp_err *err)
+{
+	size_t idx[NPICK + 1] = { 0, 1, 2, 3, 0 }, n;
+	int r = kp_csv_next(s->csv, err);
+
+	if (r == 1 && (n = kp_csv_nfields(s->csv)) > 0) {
+		idx[NPICK] = n - 1;
+		kp_csv_pick(s->csv, idx, n - 1 >= NPICK ? NPICK + 1 : NPICK);
+	}
+	return r;
+}
+
 static int
 fieq(const struct kp_field *f, const char *s)
 {
@@ -81,9 +99,11 @@ header_kind(struct kp_csv *c)
 static int
 take_header(struct kp_src *s, enum kp_src_kind k, struct kp_err *err)
 {
-	size_t n = kp_csv_nfields(s->csv), i, j;
+	size_t n, i, j;
 	size_t fixed = k == KP_SRC_CUDA_SASS ? 4 : 2;
 
+	kp_csv_fill(s->csv);
+	n = kp_csv_nfields(s->csv);
 	if (s->kind != 0 && k != s->kind)
 		return kp_errf(err, KP_EXIT_DATA, "%s:%lu: a %s header in a %s page",
 		    kp_csv_name(s->csv), kp_csv_line(s->csv), kp_src_kind_name(k),
@@ -173,13 +193,13 @@ kp_src_open(FILE *fp, const char *name, struct kp_err *err)
 	int r;
 
 	if ((s = calloc(1, sizeof(*s))) == NULL ||
-	    (s->csv = kp_csv_open(fp, name)) == NULL ||
+	    (s->csv = kp_csv_open(fp, name)) == NULL || kp_csv_lazy(s->csv, 1) < 0 ||
 	    setstr(&s->file, "") < 0 || setstr(&s->function, "") < 0) {
 		kp_errf(err, KP_EXIT_ENV, "%s: out of memory", name);
 		kp_src_close(s);
 		return NULL;
 	}
-	while ((r = kp_csv_next(s->csv, err)) == 1) {
+	while ((r = next_record(s, err)) == 1) {
 		enum kp_src_kind k;
 
 		if ((r = take_label(s, err)) < 0)
@@ -300,18 +320,94 @@ fill_row(struct kp_src *s, struct kp_src_row *row, enum kp_src_ev ev)
 	row->csvline = kp_csv_line(s->csv);
 }
 
+/* A value as kp_parse_number reads it: 1 and *d for a number.  Digits alone
+ * (the most of a page: "0", "611") take the fast path, which gives the same
+ * double: at most 15 digits are an exact integer. */
+static int
+value(const char *b, size_t len, double *d)
+{
+	unsigned long long acc = 0;
+	size_t k;
+
+	if (len - 1 < 15) {
+		for (k = 0; k < len; k++) {
+			unsigned c = (unsigned)(unsigned char)b[k] - '0';
+
+			if (c > 9)
+				break;
+			acc = acc * 10 + c;
+		}
+		if (k == len) {
+			*d = (double)acc;
+			return 1;
+		}
+		if (len == 1 && b[0] == '-')
+			return 0;
+	}
+	return kp_parse_number(b, len, d) == KP_NUM_OK;
+}
+
+/*
+ * The values of a record kp_csv left unsplit (kp_csv_lazy): every field is
+ * quoted, with no quote inside, "," between them, so each value is the bytes
+ * between its quotes, as the split would give them.  Fields 0 .. NPICK-1 and
+ * the last one are picked (next_record); the rest are read here.  0 done,
+ * -1 when the record is not as expected (then it is split and read whole).
+ */
+static int
+read_raw_values(struct kp_src *s, size_t n, size_t end)
+{
+	size_t len, i;
+	const char *raw = kp_csv_raw(s->csv, &len), *p, *stop, *q;
+	const struct kp_field *f;
+	double d;
+
+	if (raw == NULL || n <= NPICK || (f = kp_csv_field(s->csv, NPICK - 1)) == NULL ||
+	    f->s < raw || f->s + f->len >= raw + len)
+		return -1;
+	p = f->s + f->len + 1;	/* past its closing quote (a NUL now) */
+	stop = raw + len;
+	for (i = s->fixed; i < end && i < NPICK; i++)
+		if (s->colmap[i] >= 0 && value(kp_csv_field(s->csv, i)->s,
+		    kp_csv_field(s->csv, i)->len, &d))
+			s->val[s->colmap[i]] = d;
+	for (; i < end && i + 1 < n; i++) {
+		if (stop - p < 3 || p[0] != ',' || p[1] != '"')
+			return -1;
+		for (q = p += 2; q < stop && *q != '"'; q++)
+			;
+		if (q >= stop)
+			return -1;
+		if (s->colmap[i] >= 0 && value(p, (size_t)(q - p), &d))
+			s->val[s->colmap[i]] = d;
+		p = q + 1;
+	}
+	if (i < end && i + 1 == n) {	/* the last field, picked */
+		if ((f = kp_csv_field(s->csv, i)) == NULL)
+			return -1;
+		if (s->colmap[i] >= 0 && value(f->s, f->len, &d))
+			s->val[s->colmap[i]] = d;
+	}
+	return 0;
+}
+
 static void
 read_values(struct kp_src *s)
 {
-	size_t i, n = kp_csv_nfields(s->csv);
+	size_t i, n = kp_csv_nfields(s->csv), end = n < s->ncol ? n : s->ncol;
 
 	for (i = 0; i < s->nmetric; i++)
 		s->val[i] = NAN;
-	for (i = s->fixed; i < n && i < s->ncol; i++) {
+	if (read_raw_values(s, n, end) == 0)
+		return;
+	for (i = 0; i < s->nmetric; i++)
+		s->val[i] = NAN;
+	kp_csv_fill(s->csv);
+	for (i = s->fixed; i < end; i++) {
 		const struct kp_field *f = kp_csv_field(s->csv, i);
 		double d;
 
-		if (s->colmap[i] >= 0 && kp_parse_number(f->s, f->len, &d) == KP_NUM_OK)
+		if (s->colmap[i] >= 0 && value(f->s, f->len, &d))
 			s->val[s->colmap[i]] = d;
 	}
 }
@@ -385,7 +481,7 @@ kp_src_next(struct kp_src *s, struct kp_src_row *row, struct kp_err *err)
 		row->csvline = s->hdrline;
 		return 1;
 	}
-	while ((r = kp_csv_next(s->csv, err)) == 1) {
+	while ((r = next_record(s, err)) == 1) {
 		enum kp_src_kind k;
 
 		if ((r = take_label(s, err)) < 0)

@@ -176,52 +176,96 @@ result(const struct kp_src *s, const struct cols *c, const struct tally *t)
 	return o;
 }
 
+struct kp_evidence {
+	struct kp_strmap seen;	/* "function@address" of the instructions counted */
+	struct tally t;
+	struct cols c;
+	char key[1024];
+};
+
+struct kp_evidence *
+kp_evidence_new(struct kp_src *s)
+{
+	struct kp_evidence *e = calloc(1, sizeof(*e));
+
+	if (e == NULL || (e->t.kinds = json_object()) == NULL) {
+		free(e);
+		return NULL;
+	}
+	find_cols(s, &e->c);
+	return e;
+}
+
+int
+kp_evidence_add(struct kp_evidence *e, const struct kp_src_row *r)
+{
+	size_t lf, la, dummy = 0;
+	int rc;
+
+	if (r->ev != KP_SRC_INSN || r->address[0] == '\0')
+		return 0;
+	/* the key snprintf("%s@%s") made, cut at 1023 bytes as it was */
+	lf = strlen(r->function);
+	la = strlen(r->address);
+	if (lf > 1023)
+		lf = 1023;
+	memcpy(e->key, r->function, lf);
+	if (lf < 1023) {
+		e->key[lf] = '@';
+		if (la > 1023 - lf - 1)
+			la = 1023 - lf - 1;
+		memcpy(e->key + lf + 1, r->address, la);
+		e->key[lf + 1 + la] = '\0';
+	} else
+		e->key[1023] = '\0';
+	if ((rc = kp_strmap_get_put(&e->seen, e->key, &dummy)) < 0)
+		return -1;
+	if (rc == 1)
+		return 0;
+	return count(&e->t, &e->c, r);
+}
+
+json_t *
+kp_evidence_result(const struct kp_evidence *e, const struct kp_src *s)
+{
+	return result(s, &e->c, &e->t);
+}
+
+void
+kp_evidence_free(struct kp_evidence *e)
+{
+	if (e == NULL)
+		return;
+	json_decref(e->t.kinds);
+	kp_strmap_free(&e->seen);
+	free(e);
+}
+
 json_t *
 kp_source_evidence_read(FILE *fp, const char *name, struct kp_err *err)
 {
-	struct kp_strmap seen = { 0 };
 	struct kp_src_row r;
-	struct tally t;
-	struct cols c;
+	struct kp_evidence *e = NULL;
 	struct kp_src *s;
 	json_t *o = NULL;
-	char key[1024];
-	size_t dummy;
-	int rc, have_cols = 0;
+	int rc;
 
-	memset(&t, 0, sizeof(t));
 	if ((s = kp_src_open(fp, name, err)) == NULL)
 		return NULL;
-	if ((t.kinds = json_object()) == NULL)
+	if ((e = kp_evidence_new(s)) == NULL)
 		goto nomem;
-	while ((rc = kp_src_next(s, &r, err)) == 1) {
-		if (!have_cols) {
-			find_cols(s, &c);
-			have_cols = 1;
-		}
-		if (r.ev != KP_SRC_INSN || r.address[0] == '\0')
-			continue;
-		snprintf(key, sizeof(key), "%s@%s", r.function, r.address);
-		dummy = 0;
-		if ((rc = kp_strmap_get_put(&seen, key, &dummy)) < 0)
+	while ((rc = kp_src_next(s, &r, err)) == 1)
+		if (kp_evidence_add(e, &r) < 0)
 			goto nomem;
-		if (rc == 1)
-			continue;
-		if (count(&t, &c, &r) != 0)
-			goto nomem;
-	}
 	if (rc < 0)
 		goto out;
-	if (!have_cols)
-		find_cols(s, &c);
-	if ((o = result(s, &c, &t)) == NULL)
+	if ((o = kp_evidence_result(e, s)) == NULL)
 		goto nomem;
 	goto out;
 nomem:
 	kp_errf(err, KP_EXIT_ENV, "%s: out of memory", name);
 out:
-	json_decref(t.kinds);
-	kp_strmap_free(&seen);
+	kp_evidence_free(e);
 	kp_src_close(s);
 	return o;
 }

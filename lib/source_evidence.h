@@ -21,6 +21,18 @@ struct kp_err;
  */
 json_t *kp_source_evidence_read(FILE *fp, const char *name, struct kp_err *err);
 
+/* The same, a row at a time, for a reader that goes through the page anyway
+ * (kp_hotspots_read_ev): new after kp_src_open, add every row kp_src_next
+ * gives, result at the end (a new object, NULL out of memory).  add: -1 out
+ * of memory. */
+struct kp_src;
+struct kp_src_row;
+struct kp_evidence;
+struct kp_evidence *kp_evidence_new(struct kp_src *s);
+int kp_evidence_add(struct kp_evidence *e, const struct kp_src_row *r);
+json_t *kp_evidence_result(const struct kp_evidence *e, const struct kp_src *s);
+void kp_evidence_free(struct kp_evidence *e);
+
 /* The kind of a SASS family ("HGMMA" -> "tensor", "RED" -> "atomic"), or NULL. */
 const char *kp_sass_kind(const char *family);
 
