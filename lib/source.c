@@ -372,10 +372,22 @@ read_raw_values(struct kp_src *s, size_t n, size_t end)
 		    kp_csv_field(s->csv, i)->len, &d))
 			s->val[s->colmap[i]] = d;
 	for (; i < end && i + 1 < n; i++) {
+		unsigned long long acc = 0;
+		unsigned c;
+
 		if (stop - p < 3 || p[0] != ',' || p[1] != '"')
 			return -1;
-		for (q = p += 2; q < stop && *q != '"'; q++)
-			;
+		/* digits up to the quote: the value, read on the way (as value()) */
+		for (q = p += 2; q < stop && (c = (unsigned)(unsigned char)*q - '0') <= 9; q++)
+			acc = acc * 10 + c;
+		if (q < stop && *q == '"' && q > p && q - p <= 15) {
+			if (s->colmap[i] >= 0)
+				s->val[s->colmap[i]] = (double)acc;
+			p = q + 1;
+			continue;
+		}
+		while (q < stop && *q != '"')
+			q++;
 		if (q >= stop)
 			return -1;
 		if (s->colmap[i] >= 0 && value(p, (size_t)(q - p), &d))

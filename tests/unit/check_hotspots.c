@@ -9,6 +9,7 @@
 #include "kp_check.h"
 #include "kp_diag.h"
 #include "kp_hotspots.h"
+#include "source_evidence.h"
 
 static struct kp_hotspots *
 read_fixture(const char *rel, const struct kp_hs_opts *o)
@@ -36,6 +37,60 @@ read_string(const char *t, struct kp_err *err)
 	fclose(fp);
 	return h;
 }
+
+/* The evidence summed while ranking is kp_source_evidence_read's, page by
+ * page (sass, cuda,sass, an import, ptx without metrics), and the ranking
+ * is the one kp_hotspots_read gives. */
+START_TEST(test_hotspots_evidence_in_the_same_pass)
+{
+	static const char *const pages[] = { "hgemm_v0/source_cuda_sass.csv",
+		"hgemm_v0/source_sass.csv", "hgemm_v0/source_ptx.csv",
+		"hgemm_v1/source_sass.csv", "stream_triad/source_cuda_sass.csv",
+		"triton_hgemm/source_cuda_sass.csv",
+		"hgemm_v0_basic_import/import_source_cuda_sass.csv", NULL };
+	char path[1024];
+	struct kp_err err;
+	struct kp_hotspots *h, *h2;
+	json_t *ev, *want, *seen = json_object();
+	FILE *fp;
+	size_t j;
+	int i, n = 0;
+
+	for (i = 0; pages[i] != NULL; i++) {
+		snprintf(path, sizeof(path), "%s/h200/%s", KP_FIXTURES, pages[i]);
+		if ((fp = fopen(path, "rb")) == NULL)
+			continue;
+		want = kp_source_evidence_read(fp, path, &err);
+		ck_assert_msg(want != NULL, "%s", err.msg);
+		rewind(fp);
+		h = kp_hotspots_read_ev(fp, path, NULL, &ev, &err);
+		ck_assert_msg(h != NULL, "%s", err.msg);
+		ck_assert_msg(json_equal(ev, want), "%s", path);
+		rewind(fp);
+		ck_assert_ptr_nonnull(h2 = kp_hotspots_read(fp, path, NULL, &err));
+		ck_assert_uint_eq(h->n, h2->n);
+		for (j = 0; j < h->n; j++)
+			ck_assert(h->rows[j].value == h2->rows[j].value ||
+			    (isnan(h->rows[j].value) && isnan(h2->rows[j].value)));
+		json_object_set(seen, json_string_value(json_object_get(want, "view")), want);
+		kp_hotspots_free(h);
+		kp_hotspots_free(h2);
+		json_decref(ev);
+		json_decref(want);
+		fclose(fp);
+		n++;
+	}
+	ck_assert_int_ge(n, 5);
+	ck_assert_uint_eq(json_object_size(seen), 3);	/* sass, cuda,sass, ptx */
+	json_decref(seen);
+	/* not a source page: neither */
+	fp = fmemopen((void *)"\"ID\",\"x\"\n\"1\",\"2\"\n", 16, "r");
+	ev = json_true();
+	ck_assert_ptr_null(kp_hotspots_read_ev(fp, "mem", NULL, &ev, &err));
+	ck_assert_ptr_null(ev);
+	fclose(fp);
+}
+END_TEST
 
 START_TEST(test_hotspots_hgemm_v0_inner_product_line_first)
 {
@@ -409,6 +464,7 @@ hotspots_suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, test_hotspots_hgemm_v0_inner_product_line_first);
+	tcase_add_test(tc, test_hotspots_evidence_in_the_same_pass);
 	tcase_add_test(tc, test_hotspots_producer_on_same_line_is_named);
 	tcase_add_test(tc, test_hotspots_stream_triad_sums_copies);
 	tcase_add_test(tc, test_hotspots_sass_repeated_blocks_count_once);

@@ -1,9 +1,12 @@
 /* Unit tests for source.c: the streaming reader of ncu's source page. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kp_check.h"
+#include "kp_csv.h"
+#include "kp_number.h"
 #include "kp_diag.h"
 #include "kp_source.h"
 
@@ -134,6 +137,141 @@ START_TEST(test_source_missing_values_are_nan)
 }
 END_TEST
 
+/*
+ * The values kp_src gives (its lazy reading: unsplit records, digits read on
+ * the way) are what splitting every record and kp_parse_number give, bit for
+ * bit, on fp's page; fp is read twice.
+ */
+static void
+assert_values_as_split(FILE *fp, const char *name)
+{
+	struct kp_err err;
+	struct kp_src_row r;
+	struct kp_src *s;
+	struct kp_csv *c;
+	size_t i, fixed, nm;
+	int rows = 0, rc;
+
+	rewind(fp);
+	ck_assert_ptr_nonnull(s = kp_src_open(fp, name, &err));
+	fixed = kp_src_kind(s) == KP_SRC_CUDA_SASS ? 4 : 2;
+	nm = kp_src_nmetrics(s);
+	/* kp_src reads ahead: collect its rows' values first */
+	{
+		double *all = NULL;
+		unsigned long *lines = NULL;
+		size_t n = 0, j;
+
+		while ((rc = kp_src_next(s, &r, &err)) == 1) {
+			if (r.ev == KP_SRC_BLOCK)
+				continue;
+			ck_assert_ptr_nonnull(all = realloc(all, (n + 1) * nm * sizeof(*all)));
+			ck_assert_ptr_nonnull(lines = realloc(lines, (n + 1) * sizeof(*lines)));
+			memcpy(all + n * nm, r.val, nm * sizeof(*all));
+			lines[n++] = r.csvline;
+		}
+		ck_assert_int_eq(rc, 0);
+		kp_src_close(s);
+		rewind(fp);
+		ck_assert_ptr_nonnull(c = kp_csv_open(fp, name));
+		for (j = 0; j < n; j++) {
+			while ((rc = kp_csv_next(c, &err)) == 1 && kp_csv_line(c) < lines[j])
+				;
+			ck_assert_int_eq(rc, 1);
+			ck_assert_uint_eq(kp_csv_line(c), lines[j]);
+			for (i = 0; i < nm; i++) {
+				const struct kp_field *f = kp_csv_field(c, fixed + i);
+				double want = NAN, got = all[j * nm + i];
+
+				if (f != NULL && kp_parse_number(f->s, f->len, &want) != KP_NUM_OK)
+					want = NAN;
+				ck_assert_msg((isnan(want) && isnan(got)) ||
+				    memcmp(&want, &got, sizeof(want)) == 0,
+				    "%s:%lu: column %zu: %.17g, split %.17g", name, lines[j], i,
+				    got, want);
+			}
+			rows++;
+		}
+		kp_csv_close(c);
+		free(all);
+		free(lines);
+	}
+	ck_assert_int_gt(rows, 0);
+}
+
+START_TEST(test_source_values_as_split_on_fixtures)
+{
+	static const char *const pages[] = { "hgemm_v0/source_cuda_sass.csv",
+		"hgemm_v0/source_sass.csv", "hgemm_v1/source_cuda_sass.csv",
+		"stream_triad/source_cuda_sass.csv", "triton_hgemm/source_cuda_sass.csv",
+		"hgemm_v0_basic_import/import_source_cuda_sass.csv", NULL };
+	char path[1024];
+	FILE *fp;
+	int i;
+
+	for (i = 0; pages[i] != NULL; i++) {
+		snprintf(path, sizeof(path), "%s/h200/%s", KP_FIXTURES, pages[i]);
+		if ((fp = fopen(path, "rb")) == NULL)
+			continue;
+		assert_values_as_split(fp, path);
+		fclose(fp);
+	}
+}
+END_TEST
+
+/* Values the fast path must leave to kp_parse_number, records kp_csv splits
+ * (a quote inside the text, a CR), and the last field. */
+START_TEST(test_source_values_as_split_odd_cells)
+{
+	static const char page[] =
+	    "\"Kernel Name\",\"k\"\n"
+	    "\"Address\",\"Source\",\"a\",\"b\",\"c\",\"d\",\"e\",\"f\"\n"
+	    "\"0x10\",\"FFMA R1, R2\",\"0\",\"611\",\"1,234\",\"-5\",\"0.5\",\"7\"\n"
+	    "\"0x20\",\"LDG\",\"-\",\"\",\"n/a\",\"0012\",\"123456789012345\",\"1234567890123456\"\n"
+	    "\"0x30\",\"LDG\",\" 7\",\"7 \",\"1e3\",\"x1\",\"99999999999999999999\",\"-\"\n"
+	    "\"0x40\",\"say \"\"hi\"\"\",\"1\",\"2\",\"3\",\"4\",\"5\",\"6\"\n"
+	    "\"0x50\",\"STG\",\"8\",\"9\",\"10\",\"11\",\"12\",\"13\"\r\n"
+	    "\"0x60\",\"STG\",\"1\",\"2\"\n"
+	    "\"0x70\",\"STG\",\"1\",\"2\",\"3\",\"4\",\"5\",\"6\",\"7\",\"8\"\n";
+	FILE *fp = tmpfile();
+	struct kp_err err;
+	struct kp_src_row r;
+	struct kp_src *s;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(fp);
+	ck_assert_uint_eq(fwrite(page, 1, sizeof(page) - 1, fp), sizeof(page) - 1);
+	assert_values_as_split(fp, "odd");
+	/* and a few by hand */
+	rewind(fp);
+	ck_assert_ptr_nonnull(s = kp_src_open(fp, "odd", &err));
+	while (kp_src_next(s, &r, &err) == 1) {
+		if (r.ev != KP_SRC_INSN)
+			continue;
+		n++;
+		if (n == 1) {
+			ck_assert(r.val[0] == 0 && r.val[1] == 611 && r.val[2] == 1234 &&
+			    r.val[3] == -5 && r.val[4] == 0.5 && r.val[5] == 7);
+			ck_assert_str_eq(r.text, "FFMA R1, R2");
+		} else if (n == 2) {
+			ck_assert(isnan(r.val[0]) && isnan(r.val[1]) && isnan(r.val[2]));
+			ck_assert(r.val[3] == 12 && r.val[4] == 123456789012345.0 &&
+			    r.val[5] == 1234567890123456.0);
+		} else if (n == 4)
+			ck_assert_str_eq(r.text, "say \"hi\"");
+		else if (n == 5)
+			ck_assert(r.val[5] == 13);
+		else if (n == 6)
+			ck_assert(r.val[1] == 2 && isnan(r.val[2]));
+		else if (n == 7)
+			ck_assert(r.val[5] == 6);
+	}
+	ck_assert_int_eq(n, 7);
+	kp_src_close(s);
+	fclose(fp);
+}
+END_TEST
+
 START_TEST(test_sass_opcode_family_and_predicates)
 {
 	char b[24];
@@ -214,6 +352,8 @@ source_suite(void)
 	tcase_add_test(tc, test_source_ptx_page_has_no_metrics);
 	tcase_add_test(tc, test_source_raw_page_is_rejected);
 	tcase_add_test(tc, test_source_missing_values_are_nan);
+	tcase_add_test(tc, test_source_values_as_split_on_fixtures);
+	tcase_add_test(tc, test_source_values_as_split_odd_cells);
 	tcase_add_test(tc, test_sass_opcode_family_and_predicates);
 	tcase_add_test(tc, test_ptx_opcode);
 	tcase_add_test(tc, test_stall_reason_names);
