@@ -26,6 +26,14 @@ static const char synopsis[] =
     "                 [--source-evidence FILE] [--ncu-details FILE]\n"
     "                 [--kernel NAME | --kernel-index N] [-o FILE]\n";
 
+/*
+ * What main holds while pick_kernel and the rest may end the run with
+ * kp_die: here it stays reachable, so that LeakSanitizer and valgrind do not
+ * count it lost when the optimizer has let main's copy go.
+ */
+static struct kp_rules *rules;
+static struct kp_summary_file *sf;
+
 /* The index of the kernel the user asked for, or of the summary's primary one:
  * the kernels are unbuilt (kp_summary_file.h), their names are there. */
 static size_t
@@ -117,8 +125,6 @@ main(int argc, char *argv[])
 	char *p_target = NULL, *p_out = NULL, *p_ncu = NULL;
 	long long kindex = -1;
 	struct kp_err err;
-	struct kp_rules *rules;
-	struct kp_summary_file *sf;
 	json_t *summary, *kernel, *hotspots = NULL, *decision;
 	int c, how;
 
