@@ -229,16 +229,14 @@ get_line(struct agg *g, const char *file, const char *func, long ln, const char 
 	return 0;
 }
 
+/* key: "li\x1f\x1f0\x1faddress", the instruction's (keyf) */
 static int
-add_insn(struct agg *g, size_t li, const struct prow *p)
+add_insn(struct agg *g, size_t li, const struct prow *p, const char *key)
 {
-	char key[2048], lk[32];
 	size_t idx = g->ninsns, i;
 	struct insn *in;
 	int r;
 
-	fmt_zu(lk, sizeof(lk), li);
-	keyf(key, sizeof(key), lk, "", 0, p->addr);
 	if ((r = kp_strmap_get_put(&g->insnmap, key, &idx)) < 0)
 		return -1;
 	if (r == 0) {
@@ -316,7 +314,7 @@ pending_merge(struct agg *g)
 			g->duplicates++;
 			continue;
 		}
-		if (add_insn(g, cur, p) < 0)
+		if (add_insn(g, cur, p, key) < 0)
 			return -1;
 		if (kind == KP_SRC_SASS)
 			vadd(g->lines[cur].val, p->val, g->nm);

@@ -372,19 +372,28 @@ read_raw_values(struct kp_src *s, size_t n, size_t end)
 		    kp_csv_field(s->csv, i)->len, &d))
 			s->val[s->colmap[i]] = d;
 	for (; i < end && i + 1 < n; i++) {
-		unsigned long long acc = 0;
+		unsigned long long acc;
 		unsigned c;
 
 		if (stop - p < 3 || p[0] != ',' || p[1] != '"')
 			return -1;
-		/* digits up to the quote: the value, read on the way (as value()) */
-		for (q = p += 2; q < stop && (c = (unsigned)(unsigned char)*q - '0') <= 9; q++)
-			acc = acc * 10 + c;
-		if (q < stop && *q == '"' && q > p && q - p <= 15) {
-			if (s->colmap[i] >= 0)
-				s->val[s->colmap[i]] = (double)acc;
-			p = q + 1;
-			continue;
+		p += 2;
+		/*
+		 * Digits up to the quote: the value, read on the way (as value()
+		 * reads it).  The loop needs no bound: this field's closing quote
+		 * is there (only the last field's became a NUL), and stops it.
+		 */
+		q = p;
+		if ((c = (unsigned)(unsigned char)*q - '0') <= 9) {
+			acc = c;
+			while ((c = (unsigned)(unsigned char)*++q - '0') <= 9)
+				acc = acc * 10 + c;
+			if (*q == '"' && q - p <= 15) {
+				if (s->colmap[i] >= 0)
+					s->val[s->colmap[i]] = (double)acc;
+				p = q + 1;
+				continue;
+			}
 		}
 		while (q < stop && *q != '"')
 			q++;
