@@ -29,12 +29,17 @@ struct sk {
 	size_t capslot;
 };
 
+/* JSON's blanks: ' ', '\t', '\n', '\r'. */
+static const unsigned char blank[256] = { ['\t'] = 1, ['\n'] = 1, ['\r'] = 1, [' '] = 1 };
+
 static void
 ws(struct sk *s)
 {
-	while (s->p < s->end && (*s->p == ' ' || *s->p == '\n' || *s->p == '\r' ||
-	    *s->p == '\t'))
-		s->p++;
+	const char *p = s->p;
+
+	while (p < s->end && blank[(unsigned char)*p])
+		p++;
+	s->p = p;
 }
 
 /* Bytes a string holds as they are: printable ASCII but '"' and '\\'. */
