@@ -229,9 +229,14 @@ get_line(struct agg *g, const char *file, const char *func, long ln, const char 
 	return 0;
 }
 
-/* key: "li\x1f\x1f0\x1faddress", the instruction's (keyf) */
+/*
+ * The instruction of key ("li\x1f\x1f0\x1faddress", keyf) under line li in
+ * *out, made when new: 0, or 1 when this launch copy has counted it already
+ * (listed twice under one line).  Its copy number stands for the per-copy
+ * map of such keys, cleared at each copy: one look-up a row instead of two.
+ */
 static int
-add_insn(struct agg *g, size_t li, const struct prow *p, const char *key)
+get_insn(struct agg *g, size_t li, const struct prow *p, const char *key, size_t *out)
 {
 	size_t idx = g->ninsns, i;
 	struct insn *in;
@@ -253,9 +258,37 @@ add_insn(struct agg *g, size_t li, const struct prow *p, const char *key)
 		for (i = 0; i < g->nm; i++)
 			in->val[i] = NAN;
 		g->lines[li].ninsn++;
-	}
-	vadd(g->insns[idx].val, p->val, g->nm);
+	} else if (g->insns[idx].copy == g->copies)
+		return 1;
+	g->insns[idx].copy = g->copies;
+	*out = idx;
 	return 0;
+}
+
+/*
+ * Whether this launch copy has not yet counted address addr of function fi
+ * in the function's total (1), marking it counted.  Keyed by the function's
+ * index, not its name: function names run to thousands of bytes.
+ */
+static int
+first_in_copy(struct agg *g, size_t fi, const char *addr)
+{
+	char key[2048], fs[32];
+	size_t v = g->nfa;
+	int r;
+
+	keyf(key, sizeof(key), fmt_zu(fs, sizeof(fs), fi), "", 0, addr);
+	if ((r = kp_strmap_get_put(&g->fnaddr, key, &v)) < 0)
+		return -1;
+	if (r == 0) {
+		if (hs_grow((void **)&g->facopy, &g->cfa, g->nfa, sizeof(*g->facopy)) < 0)
+			return -1;
+		g->facopy[g->nfa++] = 0;
+	}
+	if (g->facopy[v] == g->copies)
+		return 0;
+	g->facopy[v] = g->copies;
+	return 1;
 }
 
 /* Merge the pending block into the sums. */
@@ -264,7 +297,7 @@ pending_merge(struct agg *g)
 {
 	char key[2048], sum[32];
 	enum kp_src_kind kind = kp_src_kind(g->src);
-	size_t v = 0, i, cur = (size_t)-1, fi;
+	size_t v = 0, i, cur = (size_t)-1, fi, ii;
 	int r;
 
 	if (!g->open)
@@ -283,7 +316,6 @@ pending_merge(struct agg *g)
 		return -1;
 	if (r == 1 || g->copies == 0) {	/* a new launch copy */
 		kp_strmap_clear(&g->copykeys);
-		kp_strmap_clear(&g->copyinsn);
 		kp_strmap_clear(&g->copyaddr);
 		if (kp_strmap_get_put(&g->copykeys, key, &v) < 0)
 			return -1;
@@ -308,20 +340,26 @@ pending_merge(struct agg *g)
 			continue;	/* an instruction before any line: none seen */
 		fmt_zu(sum, sizeof(sum), cur);
 		keyf(key, sizeof(key), sum, "", 0, p->addr);
-		if ((r = kp_strmap_get_put(&g->copyinsn, key, &v)) < 0)
+		if ((r = get_insn(g, cur, p, key, &ii)) < 0)
 			return -1;
 		if (r == 1) {	/* listed twice under one line in one copy */
 			g->duplicates++;
 			continue;
 		}
-		if (add_insn(g, cur, p, key) < 0)
-			return -1;
+		vadd(g->insns[ii].val, p->val, g->nm);
 		if (kind == KP_SRC_SASS)
 			vadd(g->lines[cur].val, p->val, g->nm);
-		keyf(key, sizeof(key), g->bfunc, "", 0, p->addr);
-		if ((r = kp_strmap_get_put(&g->copyaddr, key, &v)) < 0)
+		if (strlen(g->bfunc) + strlen(p->addr) + 4 < sizeof(key) &&
+		    strlen(p->addr) + 24 < sizeof(key))
+			r = first_in_copy(g, fi, p->addr);
+		else {	/* the name\x1f\x1f0\x1faddress key cut short, as it was */
+			keyf(key, sizeof(key), g->bfunc, "", 0, p->addr);
+			r = kp_strmap_get_put(&g->copyaddr, key, &v);
+			r = r < 0 ? -1 : r == 0;
+		}
+		if (r < 0)
 			return -1;
-		if (r == 0)
+		if (r == 1)
 			vadd(g->fns[fi].total, p->val, g->nm);
 	}
 	pending_reset(g);
@@ -361,7 +399,8 @@ hs_agg_free(struct agg *g)
 	kp_strmap_free(&g->linemap);
 	kp_strmap_free(&g->insnmap);
 	kp_strmap_free(&g->copykeys);
-	kp_strmap_free(&g->copyinsn);
+	kp_strmap_free(&g->fnaddr);
+	free(g->facopy);
 	kp_strmap_free(&g->copyaddr);
 	kp_strmap_free(&g->blocks);
 	free(g->bfile);

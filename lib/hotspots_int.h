@@ -25,6 +25,7 @@ struct insn {
 	unsigned long long a;
 	char op[24];
 	double *val;
+	size_t copy;		/* the launch copy that last counted it */
 };
 
 struct line {
@@ -59,7 +60,10 @@ struct agg {
 	struct fn *fns;
 	size_t nfns;
 	struct kp_strmap linemap, insnmap;
-	struct kp_strmap copykeys, copyinsn, copyaddr;	/* reset per copy */
+	struct kp_strmap copykeys, copyaddr;	/* reset per copy */
+	struct kp_strmap fnaddr;	/* "fn index\x1f\x1f0\x1faddress" -> facopy */
+	size_t *facopy;		/* the launch copy that last counted it */
+	size_t nfa, cfa;
 	struct kp_strmap blocks;	/* "file\x1ffunction\x1fchecksum" of merged blocks */
 	/* the pending block */
 	char *bfile, *bfunc;

@@ -1,6 +1,7 @@
 /* Unit tests for hotspots.c: aggregation, ranking, stall reasons, classes. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -89,6 +90,43 @@ START_TEST(test_hotspots_evidence_in_the_same_pass)
 	ck_assert_ptr_null(kp_hotspots_read_ev(fp, "mem", NULL, &ev, &err));
 	ck_assert_ptr_null(ev);
 	fclose(fp);
+}
+END_TEST
+
+/* Two launch copies of a cuda,sass block, each listing one instruction twice
+ * under a line: each copy counts it once (a duplicate a copy), the copies
+ * add up in the instruction and in the function's total. */
+START_TEST(test_hotspots_copies_count_an_instruction_once)
+{
+	static const char hdr[] = "\"Line No\",\"Source\",\"Address\",\"Source\","
+	    "\"Warp Stall Sampling (All Samples)\",\"stall_long_sb\"\n";
+	char t[4096];
+	struct kp_err err;
+	struct kp_hotspots *h;
+	size_t n = 0, j;
+	int c, seen = 0;
+
+	for (c = 0; c < 2; c++) {
+		n += (size_t)snprintf(t + n, sizeof t - n, "\"File Path\",\"/a.cu\"\n"
+		    "\"Function Name\",\"k(int)\"\n%s", hdr);
+		n += (size_t)snprintf(t + n, sizeof t - n,
+		    "\"7\",\"x = y;\",\"-\",\"-\",\"%d\",\"1\"\n"
+		    "\"\",\"\",\"0x10\",\"LDG R1\",\"30\",\"20\"\n"
+		    "\"\",\"\",\"0x20\",\"FFMA R2\",\"%d\",\"1\"\n"
+		    "\"\",\"\",\"0x10\",\"LDG R1\",\"30\",\"20\"\n", 40 + c, 10 + c);
+	}
+	ck_assert_msg((h = read_string(t, &err)) != NULL, "%s", err.msg);
+	ck_assert_uint_eq(h->copies, 2);
+	ck_assert_uint_eq(h->duplicates, 2);	/* 0x10 twice in each copy */
+	ck_assert(h->total == 60 + 21);		/* each instruction once a copy */
+	for (j = 0; j < h->n; j++)
+		if (h->rows[j].level == KP_HS_INSN) {
+			ck_assert(h->rows[j].value == (strcmp(h->rows[j].address, "0x10") == 0 ?
+			    60 : 21));
+			seen++;
+		}
+	ck_assert_int_eq(seen, 2);
+	kp_hotspots_free(h);
 }
 END_TEST
 
@@ -465,6 +503,7 @@ hotspots_suite(void)
 
 	tcase_add_test(tc, test_hotspots_hgemm_v0_inner_product_line_first);
 	tcase_add_test(tc, test_hotspots_evidence_in_the_same_pass);
+	tcase_add_test(tc, test_hotspots_copies_count_an_instruction_once);
 	tcase_add_test(tc, test_hotspots_producer_on_same_line_is_named);
 	tcase_add_test(tc, test_hotspots_stream_triad_sums_copies);
 	tcase_add_test(tc, test_hotspots_sass_repeated_blocks_count_once);
