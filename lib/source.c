@@ -24,6 +24,7 @@ struct kp_src {
 	char *file, *function;
 	char **metric;		/* metric names of the first header */
 	size_t nmetric;
+	int distinct;		/* no metric name twice */
 	int *colmap;		/* column of the current header -> metric index or -1 */
 	size_t ncol;
 	size_t fixed;		/* leading non-metric columns: 2 or 4 */
@@ -118,17 +119,33 @@ take_header(struct kp_src *s, enum kp_src_kind k, struct kp_err *err)
 		for (i = 0; i < s->nmetric; i++)
 			if ((s->metric[i] = strdup(kp_csv_field(s->csv, fixed + i)->s)) == NULL)
 				return nomem(s, err);
+		s->distinct = 1;
+		for (i = 0; i < s->nmetric && s->distinct; i++)
+			for (j = i + 1; j < s->nmetric; j++)
+				if (strcmp(s->metric[i], s->metric[j]) == 0) {
+					s->distinct = 0;
+					break;
+				}
 	}
 	free(s->colmap);
 	if ((s->colmap = calloc(n + 1, sizeof(*s->colmap))) == NULL)
 		return nomem(s, err);
 	s->ncol = n;
 	for (i = 0; i < n; i++) {
+		const char *name = kp_csv_field(s->csv, i)->s;
+
 		s->colmap[i] = -1;
 		if (i < fixed)
 			continue;
+		/* in the first header's order (every block of a page): the first
+		 * match, when the names are distinct */
+		if (s->distinct && i - fixed < s->nmetric &&
+		    strcmp(s->metric[i - fixed], name) == 0) {
+			s->colmap[i] = (int)(i - fixed);
+			continue;
+		}
 		for (j = 0; j < s->nmetric; j++)
-			if (strcmp(s->metric[j], kp_csv_field(s->csv, i)->s) == 0) {
+			if (strcmp(s->metric[j], name) == 0) {
 				s->colmap[i] = (int)j;
 				break;
 			}

@@ -272,6 +272,54 @@ START_TEST(test_source_values_as_split_odd_cells)
 }
 END_TEST
 
+/* A block's header in another order than the first one's, with and without
+ * a name given twice: each column goes to the first metric of its name. */
+START_TEST(test_source_header_order_and_twice_named_columns)
+{
+	static const char *const pages[] = {
+	    "\"Kernel Name\",\"k\"\n\"Address\",\"Source\",\"a\",\"b\",\"c\"\n"
+	    "\"0x10\",\"X\",\"1\",\"2\",\"3\"\n"
+	    "\"Kernel Name\",\"k2\"\n\"Address\",\"Source\",\"c\",\"a\",\"b\"\n"
+	    "\"0x10\",\"X\",\"1\",\"2\",\"3\"\n",
+	    "\"Kernel Name\",\"k\"\n\"Address\",\"Source\",\"a\",\"b\",\"a\"\n"
+	    "\"0x10\",\"X\",\"1\",\"2\",\"3\"\n"
+	    "\"Kernel Name\",\"k2\"\n\"Address\",\"Source\",\"b\",\"a\",\"a\"\n"
+	    "\"0x10\",\"X\",\"1\",\"2\",\"3\"\n",
+	};
+	/* per page, per row: the values of metrics 0, 1, 2 (-1: NAN) */
+	static const double want[2][2][3] = {
+		{ { 1, 2, 3 }, { 2, 3, 1 } },
+		{ { 3, 2, -1 }, { 3, 1, -1 } },	/* a later "a" overwrites */
+	};
+	struct kp_err err;
+	struct kp_src_row r;
+	struct kp_src *s;
+	FILE *fp;
+	int p, row, k;
+
+	for (p = 0; p < 2; p++) {
+		fp = fmemopen((void *)pages[p], strlen(pages[p]), "r");
+		ck_assert_ptr_nonnull(fp);
+		ck_assert_ptr_nonnull(s = kp_src_open(fp, "mem", &err));
+		ck_assert_uint_eq(kp_src_nmetrics(s), 3);
+		row = 0;
+		while (kp_src_next(s, &r, &err) == 1) {
+			if (r.ev != KP_SRC_INSN)
+				continue;
+			ck_assert_int_lt(row, 2);
+			for (k = 0; k < 3; k++)
+				ck_assert_msg(want[p][row][k] < 0 ? isnan(r.val[k]) :
+				    r.val[k] == want[p][row][k], "page %d row %d metric %d: %g", p,
+				    row, k, r.val[k]);
+			row++;
+		}
+		ck_assert_int_eq(row, 2);
+		kp_src_close(s);
+		fclose(fp);
+	}
+}
+END_TEST
+
 START_TEST(test_sass_opcode_family_and_predicates)
 {
 	char b[24];
@@ -354,6 +402,7 @@ source_suite(void)
 	tcase_add_test(tc, test_source_missing_values_are_nan);
 	tcase_add_test(tc, test_source_values_as_split_on_fixtures);
 	tcase_add_test(tc, test_source_values_as_split_odd_cells);
+	tcase_add_test(tc, test_source_header_order_and_twice_named_columns);
 	tcase_add_test(tc, test_sass_opcode_family_and_predicates);
 	tcase_add_test(tc, test_ptx_opcode);
 	tcase_add_test(tc, test_stall_reason_names);
