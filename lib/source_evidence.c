@@ -176,8 +176,27 @@ result(const struct kp_src *s, const struct cols *c, const struct tally *t)
 	return o;
 }
 
+/*
+ * An instruction counts once by its "function@address" key, cut at 1023
+ * bytes (as snprintf into 1024 made it).  A key that is not cut and has
+ * its only '@' between the two is looked up as the address among its
+ * function's: the function found by comparing with the last one's name
+ * instead of hashing a name of hundreds of bytes a row.  Any other key (cut,
+ * or with a '@' of its own, so that another pair could write it) goes to
+ * the whole-key map, which no such split key can equal.
+ */
+struct fnseen {
+	char *name;
+	struct kp_strmap addrs;
+};
+
 struct kp_evidence {
-	struct kp_strmap seen;	/* "function@address" of the instructions counted */
+	struct kp_strmap seen;	/* the other "function@address" keys counted */
+	struct kp_strmap fnmap;	/* function name -> fns */
+	struct fnseen *fns;
+	size_t nfns, cfns;
+	size_t last;		/* fns index of the last row's function */
+	int last_at;		/* its name holds a '@' */
 	struct tally t;
 	struct cols c;
 	char key[1024];
@@ -192,8 +211,40 @@ kp_evidence_new(struct kp_src *s)
 		free(e);
 		return NULL;
 	}
+	e->last = (size_t)-1;
 	find_cols(s, &e->c);
 	return e;
+}
+
+/* The address map of function name: 0, or -1 out of memory. */
+static int
+fn_seen(struct kp_evidence *e, const char *name)
+{
+	size_t v = e->nfns;
+	int r;
+
+	if (e->last != (size_t)-1 && strcmp(e->fns[e->last].name, name) == 0)
+		return 0;
+	if ((r = kp_strmap_get_put(&e->fnmap, name, &v)) < 0)
+		return -1;
+	if (r == 0) {
+		if (e->nfns == e->cfns) {
+			size_t c = e->cfns ? e->cfns * 2 : 8;
+			struct fnseen *n = realloc(e->fns, c * sizeof(*n));
+
+			if (n == NULL)
+				return -1;
+			e->fns = n;
+			e->cfns = c;
+		}
+		memset(&e->fns[e->nfns], 0, sizeof(e->fns[0]));
+		if ((e->fns[e->nfns].name = strdup(name)) == NULL)
+			return -1;
+		e->nfns++;
+	}
+	e->last = v;
+	e->last_at = strchr(name, '@') != NULL;
+	return 0;
 }
 
 int
@@ -204,9 +255,19 @@ kp_evidence_add(struct kp_evidence *e, const struct kp_src_row *r)
 
 	if (r->ev != KP_SRC_INSN || r->address[0] == '\0')
 		return 0;
-	/* the key snprintf("%s@%s") made, cut at 1023 bytes as it was */
 	lf = strlen(r->function);
 	la = strlen(r->address);
+	if (lf + 1 + la <= 1022) {
+		if (fn_seen(e, r->function) < 0)
+			return -1;
+		if (!e->last_at && strchr(r->address, '@') == NULL) {
+			if ((rc = kp_strmap_get_put(&e->fns[e->last].addrs, r->address,
+			    &dummy)) < 0)
+				return -1;
+			return rc == 1 ? 0 : count(&e->t, &e->c, r);
+		}
+	}
+	/* the key snprintf("%s@%s") made, cut at 1023 bytes as it was */
 	if (lf > 1023)
 		lf = 1023;
 	memcpy(e->key, r->function, lf);
@@ -238,6 +299,13 @@ kp_evidence_free(struct kp_evidence *e)
 		return;
 	json_decref(e->t.kinds);
 	kp_strmap_free(&e->seen);
+	kp_strmap_free(&e->fnmap);
+	while (e->nfns > 0) {
+		e->nfns--;
+		free(e->fns[e->nfns].name);
+		kp_strmap_free(&e->fns[e->nfns].addrs);
+	}
+	free(e->fns);
 	free(e);
 }
 

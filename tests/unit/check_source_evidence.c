@@ -1,0 +1,90 @@
+/*
+ * Unit tests for source_evidence.c: each SASS instruction counts once, by
+ * its "function@address" key as snprintf cut it at 1023 bytes, however the
+ * look-up is done (split by function, or whole for keys that are cut or
+ * hold a '@' of their own).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "kp_check.h"
+#include "kp_diag.h"
+#include "source_evidence.h"
+
+/* The page's rows: function, address (one "Kernel Name" block each). */
+static const char *const rows[][2] = {
+	{ "k", "0x10" }, { "k", "0x20" }, { "k", "0x10" },	/* 0x10 twice: once */
+	{ "j", "0x10" },					/* another function */
+	{ "k@0x1", "0x2" }, { "k", "0x1@0x2" },			/* one key: once */
+	{ "k", "0x1@0x3" }, { "k@0x1", "0x3" },			/* the same, in turn */
+	{ "LONG", "0x10" }, { "LONG", "0x20" },			/* cut: one key */
+	{ "MID", "0x10" }, { "MID", "0x20" },			/* 1023 bytes: not cut */
+	{ "k", "0x20" }, { "j", "0x10" },			/* seen */
+};
+#define NROWS (sizeof(rows) / sizeof(rows[0]))
+
+static const char *
+fname(const char *f, char *lng, char *mid)
+{
+	return strcmp(f, "LONG") == 0 ? lng : strcmp(f, "MID") == 0 ? mid : f;
+}
+
+START_TEST(test_evidence_counts_each_key_once)
+{
+	char lng[1101], mid[1018], key[1024], big[2048], (*keys)[1024] = calloc(NROWS, 1024);
+	size_t len = 0, cap = 65536, i, j, distinct = 0;
+	char *t = malloc(cap);
+	struct kp_err err;
+	json_t *e;
+	FILE *fp;
+
+	ck_assert_ptr_nonnull(t);
+	ck_assert_ptr_nonnull(keys);
+	memset(lng, 'L', sizeof(lng) - 1);
+	lng[sizeof(lng) - 1] = '\0';
+	memset(mid, 'M', sizeof(mid) - 1);	/* 1017 + "@0x10": 1022, "@0x20" too */
+	mid[sizeof(mid) - 1] = '\0';
+	for (i = 0; i < NROWS; i++) {
+		const char *f = fname(rows[i][0], lng, mid);
+
+		len += (size_t)snprintf(t + len, cap - len, "\"Kernel Name\",\"%s\"\n"
+		    "\"Address\",\"Source\",\"Warp Stall Sampling (All Samples)\"\n"
+		    "\"%s\",\"FFMA R1\",\"%zu\"\n", f, rows[i][1], i + 1);
+		/* the count as it was defined: distinct snprintf keys */
+		snprintf(big, sizeof(big), "%s@%s", f, rows[i][1]);
+		big[sizeof(key) - 1] = '\0';	/* where snprintf into 1024 cut it */
+		strcpy(key, big);
+		for (j = 0; j < distinct && strcmp(keys[j], key) != 0; j++)
+			;
+		if (j == distinct)
+			strcpy(keys[distinct++], key);
+	}
+	ck_assert_uint_eq(distinct, 8);	/* k:0x10,0x20  j:0x10  two '@' keys  LONG  MID x2 */
+	ck_assert_ptr_nonnull(fp = fmemopen(t, len, "r"));
+	e = kp_source_evidence_read(fp, "mem", &err);
+	ck_assert_msg(e != NULL, "%s", err.msg);
+	ck_assert_int_eq(json_integer_value(json_object_get(e, "instructions")), (json_int_t)distinct);
+	/* the samples of the first row of each key: 1+2+4+5+7+9+11+12 */
+	ck_assert(json_real_value(json_object_get(e, "samples")) == 51);
+	json_decref(e);
+	fclose(fp);
+	free(keys);
+	free(t);
+}
+END_TEST
+
+static Suite *
+source_evidence_suite(void)
+{
+	Suite *s = suite_create("source_evidence");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_evidence_counts_each_key_once);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+KP_CHECK_MAIN(source_evidence_suite)
