@@ -38,7 +38,8 @@ run() {
 	fi
 }
 touch "$w/stamp"
-for f in "$top"/tests/fixtures/h200/*/*raw*.csv "$top"/tests/fixtures/live/*/details/0*_raw.csv; do
+for f in "$top"/tests/fixtures/h200/*/*raw*.csv "$top"/tests/fixtures/h200/*/*/*raw*.csv \
+    "$top"/tests/fixtures/live/*/*raw*.csv "$top"/tests/fixtures/live/*/*/*raw*.csv; do
 	[ -f "$f" ] || continue
 	id=$(printf '%s' "$f" | sed "s|^$top/||; s|[/.]|_|g")
 	k_prof=$id
@@ -70,7 +71,8 @@ for d in "$top"/tests/fixtures/live/*/; do
 	run "$id.rep" '@BIN@/kp-report @D@/p'
 	rm -rf "$w/prof/$id"
 done
-for f in "$top"/tests/fixtures/h200/*/*source*.csv "$top"/tests/fixtures/live/*/details/*source*.csv "$@"; do
+for f in "$top"/tests/fixtures/h200/*/*source*.csv "$top"/tests/fixtures/h200/*/*/*source*.csv \
+    "$top"/tests/fixtures/live/*/*source*.csv "$top"/tests/fixtures/live/*/*/*source*.csv "$@"; do
 	[ -f "$f" ] || continue
 	id=$(printf '%s' "$f" | sed "s|^$top/||; s|[/.]|_|g")
 	k_prof=none
