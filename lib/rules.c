@@ -284,8 +284,9 @@ load_actions(struct ld *l, struct fy_node *n, struct kp_action **out, size_t *no
 		return fail(l, n, "next_actions: expected a list of strings or {text, when}");
 	if (list_room(l, n, sizeof(**out), &room) == -1)
 		return -1;
-	for (*out = room; (c = fy_node_sequence_iterate(n, &it)) != NULL; (*nout)++) {
-		struct kp_action *a = &(*out)[*nout];
+	for (*out = room; (c = fy_node_sequence_iterate(n, &it)) != NULL;) {
+		struct kp_action *a = &(*out)[(*nout)++];	/* owned from here on, freed
+								 * with the rule */
 
 		if (!fy_node_is_mapping(c)) {
 			if (string(l, c, "next_actions", &a->text) == -1)
