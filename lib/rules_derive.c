@@ -181,6 +181,17 @@ clamp01(double v)
 	return v < 0 ? 0 : v > 1 ? 1 : v;
 }
 
+/* The larger of a and b where both are present (ha, hb), else the present
+ * one: 0, or -1 when neither is. */
+static int
+larger_present(int ha, double a, int hb, double b, double *out)
+{
+	if (!ha && !hb)
+		return -1;
+	*out = ha && hb ? (a > b ? a : b) : ha ? a : b;
+	return 0;
+}
+
 /* The stall reason with the largest share: the sections' figures, else the
  * source page's samples.  *out gets its share of all reasons. */
 static const char *
@@ -329,19 +340,17 @@ kp_rules_derive_more(struct ctx *c, const char *name, double *out, int *rc)
 		    kp_rules_value(c, "memory_busiest_pct", &m) == 0;
 		if (hr)
 			b *= clamp01(m / 100);
-		if (hs || hr)
-			*out = clamp01(hs && hr ? (a > b ? a : b) : hs ? a : b), *rc = 0;
+		if ((*rc = larger_present(hs, a, hr, b, out)) == 0)
+			*out = clamp01(*out);
 	} else if (strcmp(name, "memory_busiest_pct") == 0) {
 		int hd = kp_rules_raw(c, "dram_throughput_pct", &a) == 0;
 		int hl = kp_rules_raw(c, "l2_throughput_pct", &b) == 0;
 
-		if (hd || hl)
-			*out = hd && hl ? (a > b ? a : b) : hd ? a : b, *rc = 0;
+		*rc = larger_present(hd, a, hl, b, out);
 	} else if (strcmp(name, "compute_busy_pct") == 0) {
 		int hp = busiest_pipe(c, &a) != NULL, hi = first(c, issue_m, 3, &b) == 0;
 
-		if (hp || hi)
-			*out = hp && hi ? (a > b ? a : b) : hp ? a : b, *rc = 0;
+		*rc = larger_present(hp, a, hi, b, out);
 	} else if (strcmp(name, "top_stall_share") == 0) {
 		*rc = top_stall(c, out) != NULL ? 0 : -1;
 	} else if (strcmp(name, "atomic_time_share") == 0) {
@@ -351,9 +360,8 @@ kp_rules_derive_more(struct ctx *c, const char *name, double *out, int *rc)
 		int hs = kp_rules_value(c, "src.kind_share.atomic", &a) == 0;
 		int hu = kp_rules_raw(c, atomic_max_m, &b) == 0;
 
-		if (hs || hu)
-			*out = clamp01(hs && hu ? (a > b / 100 ? a : b / 100) : hs ? a : b / 100),
-			    *rc = 0;
+		if ((*rc = larger_present(hs, a, hu, b / 100, out)) == 0)
+			*out = clamp01(*out);
 	} else if (strcmp(name, "l1_shared_share") == 0) {
 		/* shared wavefronts against them plus global and local sectors:
 		 * how much of what L1 moves is shared memory (a rough share, a
