@@ -17,6 +17,10 @@
 #include <string.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define KP_CSV_WIDE 1	/* AVX2 and AVX-512 scans, chosen when the CPU has them */
+#endif
 #endif
 
 #include "kp_arena.h"
@@ -43,6 +47,8 @@ struct kp_csv {
 	size_t *offs;		/* field starts, relative to rs */
 	struct kp_field *fields;
 	size_t nf, fcap;
+	uint64_t (*scan)(const char *, size_t, uint64_t *, uint32_t *, size_t *);	/* fast_record's */
+	size_t (*select)(uint64_t, size_t);	/* kp_csv_pick's, or NULL */
 	uint64_t *masks;	/* fast_record: closing quotes, a mask per 64 bytes */
 	uint32_t *bcnt;		/* closing quotes before each block */
 	size_t mcap;
@@ -59,6 +65,8 @@ struct kp_csv {
 	unsigned long noise;
 	char lasterr[512];
 };
+
+static void isa_set(struct kp_csv *c);
 
 /*
  * The buffer: CHUNK bytes, or less for a regular file smaller than that (a
@@ -103,6 +111,7 @@ kp_csv_open(FILE *fp, const char *name)
 		return NULL;
 	}
 	c->buf[0] = '"';
+	isa_set(c);
 	return c;
 }
 
@@ -392,15 +401,15 @@ struct scan {
 };
 
 /*
- * One block's closing quotes (q its quotes, m its commas): a quote with an
- * even number of quotes up to it.  Every closing quote must be followed by
+ * One block's closing quotes (q its quotes, pxq prefix_xor(q), m its
+ * commas): a quote with an even number of quotes up to it.  Every closing quote must be followed by
  * ',' and then '"', at the positions valid allows (not the record's last byte
  * or past it: only the last quote can be there, and the end checks cover it).
  */
 static inline uint64_t
-scan_block(struct scan *st, uint64_t q, uint64_t m, uint64_t valid)
+scan_block(struct scan *st, uint64_t q, uint64_t pxq, uint64_t m, uint64_t valid)
 {
-	uint64_t px = prefix_xor(q) ^ st->par, cl = q & ~px;
+	uint64_t px = pxq ^ st->par, cl = q & ~px;
 
 	st->par = (uint64_t)0 - (px >> 63);
 	st->bad |= ((((cl << 1) | st->cc) & ~m) | (((cl << 2) | st->cq) & ~q)) & valid;
@@ -410,67 +419,276 @@ scan_block(struct scan *st, uint64_t q, uint64_t m, uint64_t valid)
 }
 
 /*
- * The record b[0..len), b[len] its newline, in the form ncu prints: every
- * field quoted, "," between fields, no "" inside one, " or "\r before the
- * newline.  One pass, 64 bytes at a time, finds the quotes and commas
- * (scan_block); the closing quotes are kept, one 64-bit mask per block,
- * with the count before each block.  The whole blocks need no length masks;
- * the last one (1 to 64 bytes) has them.  Nothing is written to the record:
- * a record of another form leaves the buffer as it was.  1 when the record
- * had that form (c->rec, c->nblk, c->nf set), 0 when it did not, -1 out of
- * memory.  b[len + 1 .. len + 64] may be read: the buffer has PAD bytes.
+ * The scans.  Each finds the record that begins at b[0]: the bytes up to the
+ * first newline of b[0..avail) (*lenp: how many), and whether they have the
+ * form ncu prints: every field quoted, "," between fields, no quote inside
+ * one, " or "\r before the newline.  For that form it leaves the closing
+ * quotes, one 64-bit mask per block of 64 bytes (masks[nblk] = 0 after the
+ * record's nblk blocks), and cnt[k], the closing quotes before block k, for
+ * k <= nblk (cnt[nblk]: the fields).  Returns SCAN_FORM, SCAN_OTHER (a
+ * record of another form, *lenp set) or SCAN_MORE (no newline in avail
+ * bytes).  masks and cnt have room for avail / 64 + 2; b[avail .. avail +
+ * 66) may be read (the sentinel and PAD); nothing is written to b.
  */
-static int
-fast_record(struct kp_csv *c, char *b, size_t len)
+enum { SCAN_FORM, SCAN_OTHER, SCAN_MORE };
+
+/* The last quote of the record b[0..len): its last byte, or the one before a CR. */
+static inline int
+last_quote(const char *b, size_t len, size_t *e)
 {
-	size_t nblk = (len + 63) / 64, base, k, nf = 0, e;
+	if (b[len - 1] == '"')
+		*e = len - 1;
+	else if (len >= 2 && b[len - 1] == '\r' && b[len - 2] == '"')
+		*e = len - 2;
+	else
+		return 0;
+	return 1;
+}
+
+/*
+ * SSE2, the baseline: the newline by memchr, then one pass 64 bytes at a
+ * time finds the quotes and commas and, by the parity of the quotes before
+ * each, the closing ones (scan_block).  The whole blocks need no length
+ * masks; the last one (1 to 64 bytes) has them.
+ */
+static uint64_t
+scan_sse2(const char *b, size_t avail, uint64_t *masks, uint32_t *cnt, size_t *lenp)
+{
+	const char *nlp = memchr(b, '\n', avail);
+	size_t len, nblk, base, k, e;
 	struct scan st = { 0, 0, 0, 0 };
 	uint64_t q, m, lm;
 
-	if (nblk + 1 > c->mcap) {
-		uint64_t *nm = realloc(c->masks, (nblk + 1) * sizeof(*nm));
-		uint32_t *nb;
-
-		if (nm == NULL)
-			return -1;
-		c->masks = nm;
-		if ((nb = realloc(c->bcnt, (nblk + 1) * sizeof(*nb))) == NULL)
-			return -1;
-		c->bcnt = nb;
-		c->mcap = nblk + 1;
-	}
-	/* the last quote ends the record, or comes before a CR that does */
-	if (b[len - 1] == '"')
-		e = len - 1;
-	else if (len >= 2 && b[len - 1] == '\r' && b[len - 2] == '"')
-		e = len - 2;
-	else
-		return 0;
+	if (nlp == NULL)
+		return SCAN_MORE;
+	*lenp = len = (size_t)(nlp - b);
+	if (!last_quote(b, len, &e))
+		return SCAN_OTHER;
+	nblk = (len + 63) / 64;
 	for (k = 0, base = 0; base + 64 < len; k++, base += 64) {
 		masks64(b + base, &q, &m);
-		c->masks[k] = scan_block(&st, q, m, ~(uint64_t)0);
+		masks[k] = scan_block(&st, q, prefix_xor(q), m, ~(uint64_t)0);
 	}
 	masks64(b + base, &q, &m);
 	lm = len - base == 64 ? ~(uint64_t)0 : ((uint64_t)1 << (len - base)) - 1;
-	c->masks[k] = scan_block(&st, q & lm, m & lm, ((uint64_t)1 << (len - 1 - base)) - 1);
-	c->masks[nblk] = 0;
-	if (st.par != 0 || st.bad != 0)
+	q &= lm;
+	masks[k] = scan_block(&st, q, prefix_xor(q), m & lm, ((uint64_t)1 << (len - 1 - base)) - 1);
+	masks[nblk] = 0;
+	if ((st.par | st.bad) != 0)
+		return SCAN_OTHER;
+	block_counts(masks, cnt, nblk);
+	return SCAN_FORM;
+}
+
+#ifdef KP_CSV_WIDE
+#define WIDE_ATTR __attribute__((target("avx2,popcnt")))
+#define WIDEST_ATTR __attribute__((target("avx512f,avx512bw,popcnt")))
+
+/*
+ * 64 bytes at s: the quotes (*q), the newlines (*nl) and the separators
+ * (*t: a quote followed by ',' and '"'), the loads at s + 1 and s + 2
+ * giving the bytes after each one.
+ */
+static inline WIDE_ATTR void
+masks64_avx2(const char *s, uint64_t *q, uint64_t *t, uint64_t *nl)
+{
+	const __m256i dq = _mm256_set1_epi8('"'), cm = _mm256_set1_epi8(','),
+	    lf = _mm256_set1_epi8('\n');
+	uint64_t h[2][3];
+	int j;
+
+	for (j = 0; j < 2; j++) {
+		const char *p = s + 32 * j;
+		__m256i v0 = _mm256_loadu_si256((const void *)p),
+		    v1 = _mm256_loadu_si256((const void *)(p + 1)),
+		    v2 = _mm256_loadu_si256((const void *)(p + 2)), vq = _mm256_cmpeq_epi8(v0, dq);
+
+		h[j][0] = (uint32_t)_mm256_movemask_epi8(vq);
+		h[j][1] = (uint32_t)_mm256_movemask_epi8(_mm256_and_si256(vq,
+		    _mm256_and_si256(_mm256_cmpeq_epi8(v1, cm), _mm256_cmpeq_epi8(v2, dq))));
+		h[j][2] = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v0, lf));
+	}
+	*q = h[0][0] | h[1][0] << 32;
+	*t = h[0][1] | h[1][1] << 32;
+	*nl = h[0][2] | h[1][2] << 32;
+}
+
+static inline WIDEST_ATTR void
+masks64_avx512(const char *s, uint64_t *q, uint64_t *t, uint64_t *nl)
+{
+	const __m512i v0 = _mm512_loadu_si512((const void *)s),
+	    v1 = _mm512_loadu_si512((const void *)(s + 1)),
+	    v2 = _mm512_loadu_si512((const void *)(s + 2)), dq = _mm512_set1_epi8('"');
+
+	*q = _mm512_cmpeq_epi8_mask(v0, dq);
+	*t = *q & _mm512_cmpeq_epi8_mask(v1, _mm512_set1_epi8(',')) &
+	    _mm512_cmpeq_epi8_mask(v2, dq);
+	*nl = _mm512_cmpeq_epi8_mask(v0, _mm512_set1_epi8('\n'));
+}
+
+/*
+ * The position of the j-th set bit of m (j < its set bits): a pdep, fast on
+ * every CPU with AVX-512 (not on AMD's before Zen 3, which have AVX2 only).
+ */
+static __attribute__((target("bmi2"))) size_t
+select_bmi2(uint64_t m, size_t j)
+{
+	return (size_t)__builtin_ctzll(_pdep_u64((uint64_t)1 << j, m));
+}
+
+#define SCAN_NAME scan_avx2
+#define SCAN_ATTR WIDE_ATTR
+#define SCAN_MASKS masks64_avx2
+#include "csv_scan.h"
+
+#define SCAN_NAME scan_avx512
+#define SCAN_ATTR WIDEST_ATTR
+#define SCAN_MASKS masks64_avx512
+#include "csv_scan.h"
+#endif
+
+/* 0 the widest the CPU has, else the forced one's index in isas[] + 1 */
+static int isa_forced;
+
+static const struct isa {
+	const char *name;
+	uint64_t (*scan)(const char *, size_t, uint64_t *, uint32_t *, size_t *);
+	size_t (*select)(uint64_t, size_t);	/* NULL: the walk clears bits */
+} isas[] = {
+#ifdef KP_CSV_WIDE
+	{ "avx512", scan_avx512, select_bmi2 },
+	{ "avx2", scan_avx2, NULL },
+#endif
+	{ "sse2", scan_sse2, NULL },
+};
+
+static int
+isa_usable(size_t i)
+{
+#ifdef KP_CSV_WIDE
+	if (isas[i].scan == scan_avx512)
+		return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+		    __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("bmi2");
+	if (isas[i].scan == scan_avx2)
+		return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
+#endif
+	(void)i;
+	return 1;
+}
+
+static const struct isa *
+isa_now(void)
+{
+	static int env_read;
+	const char *e;
+	size_t i;
+
+	if (!env_read) {	/* KP_CSV_ISA (kp(7)): a name this CPU has, else ignored */
+		env_read = 1;
+		if (isa_forced == 0 && (e = getenv("KP_CSV_ISA")) != NULL && *e != '\0')
+			for (i = 0; i < sizeof(isas) / sizeof(isas[0]); i++)
+				if (strcmp(isas[i].name, e) == 0 && isa_usable(i))
+					isa_forced = (int)i + 1;
+	}
+	if (isa_forced > 0)
+		return &isas[isa_forced - 1];
+	for (i = 0; !isa_usable(i); i++)
+		;
+	return &isas[i];
+}
+
+const char *
+kp_csv_isa(const char *want)
+{
+	size_t i;
+
+	if (want == NULL)
+		return isa_now()->name;
+	if (*want == '\0') {
+		isa_forced = 0;
+		return isa_now()->name;
+	}
+	for (i = 0; i < sizeof(isas) / sizeof(isas[0]); i++)
+		if (strcmp(isas[i].name, want) == 0 && isa_usable(i)) {
+			isa_forced = (int)i + 1;
+			return isas[i].name;
+		}
+	return NULL;
+}
+
+static void
+isa_set(struct kp_csv *c)
+{
+	c->scan = isa_now()->scan;
+	c->select = isa_now()->select;
+}
+
+/* Room for the masks and counts of a record of up to n bytes. */
+static int
+masks_room(struct kp_csv *c, size_t n)
+{
+	size_t want = n / 64 + 2;
+	uint64_t *nm;
+	uint32_t *nb;
+
+	if (want <= c->mcap)
 		return 0;
+	if ((nm = realloc(c->masks, want * sizeof(*nm))) == NULL)
+		return -1;
+	c->masks = nm;
+	if ((nb = realloc(c->bcnt, want * sizeof(*nb))) == NULL)
+		return -1;
+	c->bcnt = nb;
+	c->mcap = want;
+	return 0;
+}
+
+/*
+ * The record at buf[pos], the whole line in the buffer (more() as needed):
+ * 1 when it has ncu's form (c->rec, c->nblk, c->nf set, pos after its
+ * newline), 0 when it has another or the input ends first (the slow path
+ * parses it or says why it cannot), -1 on a read error or out of memory.
+ * Nothing is written to the record.
+ */
+static int
+fast_record(struct kp_csv *c)
+{
+	size_t len = 0, nf;
+	uint64_t r;
+	long got;
+
+	for (;;) {
+		if (masks_room(c, c->end - c->pos) < 0) {
+			errno = ENOMEM;
+			return -1;
+		}
+		if ((r = c->scan(c->buf + c->pos, c->end - c->pos, c->masks, c->bcnt,
+		    &len)) != SCAN_MORE)
+			break;
+		c->rs = c->pos;
+		if ((got = more(c)) < 0)
+			return -1;
+		if (got == 0)
+			return 0;
+	}
+	c->rs = c->pos;
 	/* counts fit: a record of 2^32 bytes or more is split whole (fields_grow) */
-	if (len >= UINT32_MAX)
+	if (r != SCAN_FORM || len >= UINT32_MAX)
 		return 0;
-	block_counts(c->masks, c->bcnt, nblk);
-	if ((nf = c->bcnt[nblk]) == 0)
+	if ((nf = c->bcnt[(len + 63) / 64]) == 0)
 		return 0;
 	while (nf > c->fcap)
-		if (fields_grow(c) < 0)
+		if (fields_grow(c) < 0) {
+			errno = ENOMEM;
 			return -1;
-	c->rec = b;
-	c->nblk = nblk;
+		}
+	c->rec = c->buf + c->pos;
+	c->nblk = (len + 63) / 64;
 	c->reclen = len;
 	c->nf = nf;
 	/* a CR before the newline, inside the last quotes, belongs to the line ending */
-	c->crlast = e + 1 == len;
+	c->crlast = c->rec[len - 1] == '"';
+	c->pos += len + 1;
 	return 1;
 }
 
@@ -504,6 +722,12 @@ walk_to(const struct kp_csv *c, struct walk *w, size_t i)
 		w->m = c->masks[w->k];
 		w->at = c->bcnt[w->k];
 	}
+#ifdef KP_CSV_WIDE
+	if (c->select) {
+		w->at = i;
+		return w->k * 64 + c->select(c->masks[w->k], i - c->bcnt[w->k]);
+	}
+#endif
 	for (; w->at < i; w->at++)
 		w->m &= w->m - 1;
 	return w->k * 64 + (size_t)__builtin_ctzll(w->m);
@@ -541,6 +765,20 @@ split_all(struct kp_csv *c)
 }
 #endif
 
+#ifndef __SSE2__
+static void
+isa_set(struct kp_csv *c)
+{
+	(void)c;
+}
+
+const char *
+kp_csv_isa(const char *want)
+{
+	return want == NULL || *want == '\0' ? "none" : NULL;
+}
+#endif
+
 /*
  * One record, parsed in place: a field's bytes stay in the read buffer,
  * unquoted and moved left over the quotes when needed, and the byte after
@@ -574,36 +812,20 @@ kp_csv_next(struct kp_csv *c, struct kp_err *err)
 #ifdef __SSE2__
 	{
 		/* the whole line in the buffer, then the fast form if it is one */
-		size_t rel = 0;
-		char *e;
-
-		while ((e = memchr(c->buf + c->pos + rel, '\n', c->end - c->pos - rel)) == NULL) {
-			rel = c->end - c->pos;
-			c->rs = c->pos;
-			if ((r = more(c)) < 0)
-				goto rerr;
-			if (r == 0)
-				break;
-		}
-		c->rs = c->pos;
-		if (e != NULL) {
-			if ((r = fast_record(c, c->buf + c->pos, (size_t)(e - c->buf) - c->pos)) < 0)
-				return kp_errf(err, KP_EXIT_ENV, "%s:%lu: out of memory", c->name,
-				    c->recline);
-			if (r == 1) {
-				c->pos = (size_t)(e - c->buf) + 1;
-				c->line++;
-				if (!c->lazy) {
-					split_all(c);
-				} else {
-					c->pending = 1;
-					if (++c->gen == 0) {
-						memset(c->picked, 0, c->fcap * sizeof(*c->picked));
-						c->gen = 1;
-					}
+		if ((r = fast_record(c)) < 0)
+			goto rerr;
+		if (r == 1) {
+			c->line++;
+			if (!c->lazy) {
+				split_all(c);
+			} else {
+				c->pending = 1;
+				if (++c->gen == 0) {
+					memset(c->picked, 0, c->fcap * sizeof(*c->picked));
+					c->gen = 1;
 				}
-				return 1;
 			}
+			return 1;
 		}
 	}
 #endif

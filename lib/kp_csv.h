@@ -49,4 +49,13 @@ void kp_csv_fill(struct kp_csv *c);
  */
 const char *kp_csv_raw(const struct kp_csv *c, size_t *len);
 
+/*
+ * The instructions of the record scan: "avx512", "avx2" or "sse2", the widest
+ * the CPU has ("none" where this build has no fast form), for the readers
+ * opened afterwards.  want NULL: the name only; "": the widest again; a name:
+ * that set from now on, NULL (nothing changed) when the build or the CPU
+ * lacks it.  For tests and benchmarks: each set must read the same bytes.
+ */
+const char *kp_csv_isa(const char *want);
+
 #endif

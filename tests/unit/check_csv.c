@@ -357,6 +357,92 @@ START_TEST(test_csv_random_records_fast_and_slow)
 }
 END_TEST
 
+/*
+ * Records of 1-8 fields of 0-6 bytes drawn from '"', ',', '\r', '\n' and
+ * 'a', each field quoted and its quotes doubled (RFC 4180): fields that are
+ * ",", "\",\"", empty, or begin or end with the separator's bytes; the
+ * reader must give back every field (without a CRLF, a last field's final CR
+ * is taken for the line ending's) and line, whichever scan reads it.
+ */
+START_TEST(test_csv_tricky_fields_every_scan)
+{
+	static const char alpha[] = "\",\"\",a\r\"\n,";
+	struct kp_err err;
+	size_t cap = 2 * 1024 * 1024, nrec = 0, i, j, k, bad = 0, nalpha = sizeof(alpha) - 1;
+	char *s = malloc(cap), *p = s, (*want)[8][8] = NULL;
+	unsigned char *nfs = NULL, (*lens)[8] = NULL;
+	unsigned long line = 1, *lines = NULL;
+	uint64_t seed = 0x9e3779b97f4a7c15ULL;
+	struct kp_csv *c;
+	FILE *fp;
+
+	ck_assert_ptr_nonnull(s);
+	ck_assert_ptr_nonnull(want = calloc(60000, sizeof(*want)));
+	ck_assert_ptr_nonnull(lens = calloc(60000, sizeof(*lens)));
+	ck_assert_ptr_nonnull(nfs = calloc(60000, 1));
+	ck_assert_ptr_nonnull(lines = calloc(60000, sizeof(*lines)));
+	while ((size_t)(p - s) < cap - 200 && nrec < 60000) {
+		size_t nf = 1 + rnd(&seed) % 8;
+		int crlf = rnd(&seed) % 4 == 0;
+
+		nfs[nrec] = (unsigned char)nf;
+		lines[nrec] = line;
+		for (j = 0; j < nf; j++) {
+			size_t n = rnd(&seed) % 7;
+
+			if (j > 0)
+				*p++ = ',';
+			*p++ = '"';
+			for (k = 0; k < n; k++) {
+				char ch = alpha[rnd(&seed) % nalpha];
+
+				if (ch == '"')
+					*p++ = '"';
+				line += ch == '\n';
+				*p++ = ch;
+				want[nrec][j][k] = ch;
+			}
+			*p++ = '"';
+			if (j + 1 == nf && !crlf && n > 0 && want[nrec][j][n - 1] == '\r')
+				n--;	/* taken for the line ending's */
+			lens[nrec][j] = (unsigned char)n;
+		}
+		if (crlf)
+			*p++ = '\r';
+		*p++ = '\n';
+		line++;
+		nrec++;
+	}
+	ck_assert_ptr_nonnull(fp = fmemopen(s, (size_t)(p - s), "r"));
+	ck_assert_ptr_nonnull(c = kp_csv_open(fp, "mem.csv"));
+	ck_assert_int_eq(kp_csv_lazy(c, 1), 0);
+	for (i = 0; i < nrec && bad == 0; i++) {
+		if (kp_csv_next(c, &err) != 1 || kp_csv_nfields(c) != nfs[i] ||
+		    kp_csv_line(c) != lines[i]) {
+			bad = i + 1;
+			break;
+		}
+		kp_csv_fill(c);
+		for (j = 0; j < nfs[i] && bad == 0; j++) {
+			const struct kp_field *f = kp_csv_field(c, j);
+
+			if (f == NULL || f->len != lens[i][j] || memcmp(f->s, want[i][j], f->len) != 0 ||
+			    f->s[f->len] != '\0')
+				bad = i + 1;
+		}
+	}
+	ck_assert_msg(bad == 0, "%s scan: record %zu of %zu is wrong", kp_csv_isa(NULL), bad, nrec);
+	ck_assert_int_eq(kp_csv_next(c, &err), 0);
+	kp_csv_close(c);
+	fclose(fp);
+	free(s);
+	free(want);
+	free(lens);
+	free(nfs);
+	free(lines);
+}
+END_TEST
+
 #ifdef __SSE2__	/* the lazy form: without SSE2 every record is split whole */
 /* Lazy records: nothing set until picked; the picked bytes are the split ones. */
 START_TEST(test_csv_lazy_pick_and_fill)
@@ -563,9 +649,9 @@ START_TEST(test_csv_lazy_picks_at_every_block_end)
 END_TEST
 
 static Suite *
-csv_suite(void)
+csv_suite(const char *isa)
 {
-	Suite *s = suite_create("csv");
+	Suite *s = suite_create(isa);
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, test_csv_skips_noise_lines);
@@ -581,6 +667,7 @@ csv_suite(void)
 	tcase_add_test(tc, test_csv_fast_record_then_newline_in_quotes);
 	tcase_add_test(tc, test_csv_all_quoted_no_newline_at_end);
 	tcase_add_test(tc, test_csv_random_records_fast_and_slow);
+	tcase_add_test(tc, test_csv_tricky_fields_every_scan);
 #ifdef __SSE2__
 	tcase_add_test(tc, test_csv_lazy_pick_and_fill);
 	tcase_add_test(tc, test_csv_raw_of_pending_record);
@@ -591,4 +678,31 @@ csv_suite(void)
 	return s;
 }
 
-KP_CHECK_MAIN(csv_suite)
+/* The whole suite once for each record scan this build and CPU have. */
+int
+main(void)
+{
+	static const char *const isas[] = { "avx512", "avx2", "sse2" };
+	size_t i, runs = 0;
+	int failed = 0;
+
+	for (i = 0; i < sizeof(isas) / sizeof(isas[0]); i++) {
+		SRunner *sr;
+
+		if (kp_csv_isa(isas[i]) == NULL)
+			continue;
+		sr = srunner_create(csv_suite(isas[i]));
+		srunner_run_all(sr, CK_NORMAL);
+		failed += srunner_ntests_failed(sr);
+		srunner_free(sr);
+		runs++;
+	}
+	if (runs == 0) {	/* a build without the fast form */
+		SRunner *sr = srunner_create(csv_suite(kp_csv_isa(NULL)));
+
+		srunner_run_all(sr, CK_NORMAL);
+		failed += srunner_ntests_failed(sr);
+		srunner_free(sr);
+	}
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
