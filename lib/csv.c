@@ -619,8 +619,10 @@ kp_csv_isa(const char *want)
 static void
 isa_set(struct kp_csv *c)
 {
-	c->scan = isa_now()->scan;
-	c->select = isa_now()->select;
+	const struct isa *isa = isa_now();
+
+	c->scan = isa->scan;
+	c->select = isa->select;
 }
 
 /* Room for the masks and counts of a record of up to n bytes. */
