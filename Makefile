@@ -14,7 +14,7 @@ MAN5    := $(wildcard man/*.5)
 MAN7    := $(wildcard man/*.7)
 
 CFLAGS_ALL = $(KP_CFLAGS) $(OPTFLAGS) $(DEPS_CFLAGS) -Ilib $(CFLAGS)
-LDFLAGS_ALL = $(SAN_LDFLAGS) $(LDFLAGS)
+LDFLAGS_ALL = -pthread $(SAN_LDFLAGS) $(LDFLAGS)
 
 PROFILE := $(if $(wildcard cmd/kp-profile.sh),bin/kp-profile)
 

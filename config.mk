@@ -8,7 +8,7 @@ CC        ?= cc
 PKG_CONFIG ?= pkg-config
 
 KP_CFLAGS  = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wextra -Werror \
-             -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+             -Wshadow -Wstrict-prototypes -Wmissing-prototypes -pthread \
              -DKP_VERSION=\"$(VERSION)\" -DKP_DATADIR=\"$(DATADIR)\"
 OPTFLAGS   = -O2 -g
 DEPS_CFLAGS != $(PKG_CONFIG) --cflags libfyaml jansson

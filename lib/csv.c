@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -26,6 +27,7 @@
 #include "kp_arena.h"
 #include "kp_atomic.h"
 #include "kp_csv.h"
+#include "kp_readahead.h"
 #include "kp_diag.h"
 
 #ifndef KP_CSV_CHUNK
@@ -41,6 +43,11 @@ struct kp_csv {
 	char *buf;		/* cap bytes, one for a sentinel quote, PAD */
 	size_t cap;
 	size_t mapped;		/* buf is a kp_populated() mapping of this size, else 0 */
+	struct kp_ra *ra;	/* a reader thread: buf is one of its buffers or priv */
+	char *priv;		/* with ra: the buffer of a record longer than room */
+	size_t pcap;		/* priv's bytes (and 1 + PAD more) */
+	size_t room;		/* the bytes before each of ra's chunks */
+	int slot;		/* ra's buffer that buf is, -1 for priv */
 	size_t rs;		/* where the current record begins */
 	size_t pos, end;	/* unread bytes: buf[pos..end) */
 	int eof;
@@ -51,7 +58,11 @@ struct kp_csv {
 	size_t (*select)(uint64_t, size_t);	/* kp_csv_pick's, or NULL */
 	uint64_t *masks;	/* fast_record: closing quotes, a mask per 64 bytes */
 	uint32_t *bcnt;		/* closing quotes before each block */
+	uint64_t *mown;		/* masks and bcnt are these, or a prescan's */
+	uint32_t *bown;
 	size_t mcap;
+	struct prescans *pre;	/* with ra: the records the thread has scanned */
+	size_t ti;		/* the next of them to look at in this slot */
 	int lazy;		/* kp_csv_lazy(): fast-form records are not split */
 	int pending;		/* this record's fields are not set yet (lazy) */
 	char *rec;		/* the pending record, its closing-quote blocks */
@@ -67,6 +78,31 @@ struct kp_csv {
 };
 
 static void isa_set(struct kp_csv *c);
+
+/*
+ * The reader thread's scans of one buffer's records (prescan()): each line
+ * after the buffer's first newline that the scan could end, by its offset
+ * from the buffer's data.  The scan of a line depends on its bytes alone, so
+ * fast_record() takes an entry for a record that begins at its offset.
+ */
+struct prescan {
+	struct prerec {
+		uint32_t off, len;	/* the line, from the data's start */
+		uint32_t mi;		/* its masks and counts: masks + mi */
+		uint32_t r;		/* SCAN_FORM or SCAN_OTHER */
+	} *rec;
+	size_t n, cap;
+	uint64_t *masks;
+	uint32_t *bcnt;
+	size_t mcap;
+};
+struct prescans {
+	uint64_t (*scan)(const char *, size_t, uint64_t *, uint32_t *, size_t *);
+	struct prescan s[3];
+};
+static struct prescans *prescans_new(size_t chunk);
+static void prescans_free(struct prescans *p);
+static void prescan(void *arg, int slot, const char *data, size_t n);
 
 /*
  * The buffer: CHUNK bytes, or less for a regular file smaller than that (a
@@ -88,18 +124,81 @@ first_cap(FILE *fp)
 	return cap < CHUNK ? cap : CHUNK;
 }
 
+/*
+ * A reader thread (lib/readahead.c) for a regular file of RA_MIN bytes or
+ * more still unread, where a second CPU is online: read(2)'s copy out of the
+ * page cache, a sixth of the time at 100 MB, then runs beside the parse.
+ * Each chunk has ROOM bytes before it for the record carried over; a longer
+ * one goes to priv.  KP_CSV_READAHEAD=0 turns it off, =1 on for any regular
+ * file; kp_csv_readahead() sets the chunk (tests: records across many).
+ */
+#define RA_MIN ((off_t)8 * CHUNK)
+#define ROOM(chunk) ((chunk) / 4 > 64 ? (chunk) / 4 : 64)
+
+static size_t ra_forced;	/* kp_csv_readahead(): the chunk, for any regular file */
+
+void
+kp_csv_readahead(size_t chunk)
+{
+	ra_forced = chunk;
+}
+
+/* The chunk of a reader thread for fp, 0 for none. */
+static size_t
+ra_wanted(FILE *fp)
+{
+	const char *env = getenv("KP_CSV_READAHEAD");
+	struct stat st;
+	off_t at;
+	int fd = fileno(fp);
+	int forced = ra_forced > 0 || (env != NULL && strcmp(env, "1") == 0);
+
+	if ((env != NULL && strcmp(env, "0") == 0) || fd < 0 || fstat(fd, &st) != 0 ||
+	    !S_ISREG(st.st_mode))
+		return 0;
+	/* nothing in stdio's buffer: the thread's read(2) goes on from where fp is */
+	if ((at = lseek(fd, 0, SEEK_CUR)) < 0 || ftello(fp) != at)
+		return 0;
+	if (!forced && (st.st_size - at < RA_MIN || sysconf(_SC_NPROCESSORS_ONLN) < 2))
+		return 0;
+	return ra_forced > 0 ? ra_forced : CHUNK;
+}
+
+/* The reader thread and its scans; -1 (none of them) when it cannot start. */
+static int
+ra_start(struct kp_csv *c, int fd, size_t chunk)
+{
+	if ((c->pre = prescans_new(chunk)) == NULL)
+		return -1;
+	c->pre->scan = c->scan;
+	if ((c->ra = kp_ra_start(fd, chunk, ROOM(chunk), 1 + PAD,
+	    c->scan != NULL ? prescan : NULL, c->pre)) == NULL) {
+		prescans_free(c->pre);
+		c->pre = NULL;
+		return -1;
+	}
+	return 0;
+}
+
 struct kp_csv *
 kp_csv_open(FILE *fp, const char *name)
 {
 	struct kp_csv *c;
+	size_t chunk;
 
 	if ((c = calloc(1, sizeof(*c))) == NULL)
 		return NULL;
 	c->fp = fp;
 	c->name = strdup(name ? name : "<stdin>");
 	c->cap = first_cap(fp);
-	/* a full-size buffer is read into whole: faulted in at once, not page by page */
-	if (c->cap == CHUNK && CHUNK >= 65536 && (c->buf = kp_populated(c->cap + 1 + PAD)) != NULL)
+	isa_set(c);
+	if ((chunk = ra_wanted(fp)) > 0 && ra_start(c, fileno(fp), chunk) == 0) {
+		c->room = ROOM(chunk);
+		c->slot = -1;
+		c->buf = c->priv = calloc(1, 1 + PAD);	/* pcap 0: the empty start */
+	} else if (c->cap == CHUNK && CHUNK >= 65536 &&
+	    (c->buf = kp_populated(c->cap + 1 + PAD)) != NULL)
+		/* a full-size buffer is read into whole: faulted in at once */
 		c->mapped = c->cap + 1 + PAD;
 	else
 		c->buf = calloc(1, c->cap + 1 + PAD);
@@ -111,7 +210,6 @@ kp_csv_open(FILE *fp, const char *name)
 		return NULL;
 	}
 	c->buf[0] = '"';
-	isa_set(c);
 	return c;
 }
 
@@ -147,14 +245,18 @@ kp_csv_close(struct kp_csv *c)
 	if (c->own && c->fp)
 		fclose(c->fp);
 	free(c->name);
-	if (c->mapped)
+	kp_ra_stop(c->ra);
+	prescans_free(c->pre);	/* after the thread: it writes them */
+	if (c->ra != NULL) {
+		free(c->priv);
+	} else if (c->mapped)
 		kp_populated_free(c->buf, c->mapped);
 	else
 		free(c->buf);
 	free(c->offs);
 	free(c->fields);
-	free(c->masks);
-	free(c->bcnt);
+	free(c->mown);
+	free(c->bown);
 	free(c->picked);
 	free(c);
 }
@@ -165,6 +267,65 @@ kp_csv_close(struct kp_csv *c)
  * fills it).  Returns the number of bytes read, 0 at end of input, -1 on a
  * read error or out of memory (errno says which).
  */
+/*
+ * more() with a reader thread: the next chunk, buf[rs..end) copied into the
+ * room before it (or both into priv, when that record is longer than room).
+ */
+static long
+more_ra(struct kp_csv *c)
+{
+	size_t n, keep = c->end - c->rs;
+	char *base;
+	int slot;
+
+	if (kp_ra_next(c->ra, &slot, &base, &n) < 0) {
+		c->eof = 1;
+		return -1;
+	}
+	if (n == 0) {
+		c->eof = 1;
+		return 0;
+	}
+	if (keep <= c->room) {
+		memcpy(base + c->room - keep, c->buf + c->rs, keep);
+		kp_ra_done(c->ra, c->slot);
+		c->buf = base;
+		c->slot = slot;
+		c->ti = 0;
+		c->pos = c->pos - c->rs + c->room - keep;
+		c->rs = c->room - keep;
+		c->end = c->room + n;
+	} else {
+		if (keep + n > c->pcap) {
+			size_t cap = c->pcap ? c->pcap : c->room + c->room;
+			char *nb;
+
+			while (cap < keep + n)
+				cap *= 2;
+			if (cap > (size_t)1 << 40 || (nb = malloc(cap + 1 + PAD)) == NULL) {
+				kp_ra_done(c->ra, slot);
+				errno = ENOMEM;
+				return -1;
+			}
+			memcpy(nb, c->buf + c->rs, keep);
+			free(c->priv);
+			c->priv = nb;
+			c->pcap = cap;
+		} else
+			memmove(c->priv, c->buf + c->rs, keep);
+		kp_ra_done(c->ra, c->slot);
+		memcpy(c->priv + keep, base + c->room, n);
+		kp_ra_done(c->ra, slot);
+		c->buf = c->priv;
+		c->slot = -1;
+		c->pos -= c->rs;
+		c->rs = 0;
+		c->end = keep + n;
+	}
+	c->buf[c->end] = '"';
+	return (long)n;
+}
+
 static long
 more(struct kp_csv *c)
 {
@@ -172,6 +333,8 @@ more(struct kp_csv *c)
 
 	if (c->eof)
 		return 0;
+	if (c->ra != NULL)
+		return more_ra(c);
 	if (c->rs > 0) {
 		memmove(c->buf, c->buf + c->rs, c->end - c->rs);
 		c->pos -= c->rs;
@@ -426,11 +589,12 @@ scan_block(struct scan *st, uint64_t q, uint64_t pxq, uint64_t m, uint64_t valid
  * quotes, one 64-bit mask per block of 64 bytes (masks[nblk] = 0 after the
  * record's nblk blocks), and cnt[k], the closing quotes before block k, for
  * k <= nblk (cnt[nblk]: the fields).  Returns SCAN_FORM, SCAN_OTHER (a
- * record of another form, *lenp set) or SCAN_MORE (no newline in avail
- * bytes).  masks and cnt have room for avail / 64 + 2; b[avail .. avail +
+ * record of another form, *lenp set), SCAN_NUL (another form: a NUL byte
+ * before the newline, *lenp not set) or SCAN_MORE (no newline in avail
+ * bytes).  So a record of the form has no NUL of its own.  masks and cnt have room for avail / 64 + 2; b[avail .. avail +
  * 66) may be read (the sentinel and PAD); nothing is written to b.
  */
-enum { SCAN_FORM, SCAN_OTHER, SCAN_MORE };
+enum { SCAN_FORM, SCAN_OTHER, SCAN_MORE, SCAN_NUL };
 
 /* The last quote of the record b[0..len): its last byte, or the one before a CR. */
 static inline int
@@ -464,6 +628,8 @@ scan_sse2(const char *b, size_t avail, uint64_t *masks, uint32_t *cnt, size_t *l
 	*lenp = len = (size_t)(nlp - b);
 	if (!last_quote(b, len, &e))
 		return SCAN_OTHER;
+	if (memchr(b, '\0', len) != NULL)
+		return SCAN_NUL;
 	nblk = (len + 63) / 64;
 	for (k = 0, base = 0; base + 64 < len; k++, base += 64) {
 		masks64(b + base, &q, &m);
@@ -485,9 +651,9 @@ scan_sse2(const char *b, size_t avail, uint64_t *masks, uint32_t *cnt, size_t *l
 #define WIDEST_ATTR __attribute__((target("avx512f,avx512bw,popcnt")))
 
 /*
- * 64 bytes at s: the quotes (*q), the newlines (*nl) and the separators
- * (*t: a quote followed by ',' and '"'), the loads at s + 1 and s + 2
- * giving the bytes after each one.
+ * 64 bytes at s: the quotes (*q), the newlines and NULs (*nl) and the
+ * separators (*t: a quote followed by ',' and '"'), the loads at s + 1 and
+ * s + 2 giving the bytes after each one.
  */
 static inline WIDE_ATTR void
 masks64_avx2(const char *s, uint64_t *q, uint64_t *t, uint64_t *nl)
@@ -506,7 +672,8 @@ masks64_avx2(const char *s, uint64_t *q, uint64_t *t, uint64_t *nl)
 		h[j][0] = (uint32_t)_mm256_movemask_epi8(vq);
 		h[j][1] = (uint32_t)_mm256_movemask_epi8(_mm256_and_si256(vq,
 		    _mm256_and_si256(_mm256_cmpeq_epi8(v1, cm), _mm256_cmpeq_epi8(v2, dq))));
-		h[j][2] = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v0, lf));
+		h[j][2] = (uint32_t)_mm256_movemask_epi8(_mm256_or_si256(_mm256_cmpeq_epi8(v0, lf),
+		    _mm256_cmpeq_epi8(v0, _mm256_setzero_si256())));
 	}
 	*q = h[0][0] | h[1][0] << 32;
 	*t = h[0][1] | h[1][1] << 32;
@@ -523,7 +690,8 @@ masks64_avx512(const char *s, uint64_t *q, uint64_t *t, uint64_t *nl)
 	*q = _mm512_cmpeq_epi8_mask(v0, dq);
 	*t = *q & _mm512_cmpeq_epi8_mask(v1, _mm512_set1_epi8(',')) &
 	    _mm512_cmpeq_epi8_mask(v2, dq);
-	*nl = _mm512_cmpeq_epi8_mask(v0, _mm512_set1_epi8('\n'));
+	*nl = _mm512_cmpeq_epi8_mask(v0, _mm512_set1_epi8('\n')) |
+	    _mm512_testn_epi8_mask(v0, v0);
 }
 
 /*
@@ -635,12 +803,12 @@ masks_room(struct kp_csv *c, size_t n)
 
 	if (want <= c->mcap)
 		return 0;
-	if ((nm = realloc(c->masks, want * sizeof(*nm))) == NULL)
+	if ((nm = realloc(c->mown, want * sizeof(*nm))) == NULL)
 		return -1;
-	c->masks = nm;
-	if ((nb = realloc(c->bcnt, want * sizeof(*nb))) == NULL)
+	c->mown = nm;
+	if ((nb = realloc(c->bown, want * sizeof(*nb))) == NULL)
 		return -1;
-	c->bcnt = nb;
+	c->bown = nb;
 	c->mcap = want;
 	return 0;
 }
@@ -659,11 +827,29 @@ fast_record(struct kp_csv *c)
 	uint64_t r;
 	long got;
 
+	if (c->slot >= 0 && c->pre != NULL) {	/* the reader thread's scan, if it has one */
+		const struct prescan *p = &c->pre->s[c->slot];
+		size_t off = c->pos >= c->room ? c->pos - c->room : SIZE_MAX;
+
+		while (c->ti < p->n && p->rec[c->ti].off < off)
+			c->ti++;
+		if (c->ti < p->n && p->rec[c->ti].off == off) {
+			const struct prerec *e = &p->rec[c->ti++];
+
+			c->masks = p->masks + e->mi;
+			c->bcnt = p->bcnt + e->mi;
+			len = e->len;
+			r = e->r;
+			goto scanned;
+		}
+	}
 	for (;;) {
 		if (masks_room(c, c->end - c->pos) < 0) {
 			errno = ENOMEM;
 			return -1;
 		}
+		c->masks = c->mown;
+		c->bcnt = c->bown;
 		if ((r = c->scan(c->buf + c->pos, c->end - c->pos, c->masks, c->bcnt,
 		    &len)) != SCAN_MORE)
 			break;
@@ -673,6 +859,7 @@ fast_record(struct kp_csv *c)
 		if (got == 0)
 			return 0;
 	}
+scanned:
 	c->rs = c->pos;
 	/* counts fit: a record of 2^32 bytes or more is split whole (fields_grow) */
 	if (r != SCAN_FORM || len >= UINT32_MAX)
@@ -766,6 +953,97 @@ split_all(struct kp_csv *c)
 	c->pending = 0;
 }
 #endif
+
+/*
+ * The reader thread's scans, for chunks of chunk bytes (and their room): a
+ * record per 128 bytes at most (the rest of a buffer of shorter ones is left
+ * to fast_record), and room for the masks of them all.
+ */
+static struct prescans *
+prescans_new(size_t chunk)
+{
+	struct prescans *p = calloc(1, sizeof(*p));
+	size_t i;
+
+	if (p == NULL)
+		return NULL;
+	for (i = 0; i < sizeof(p->s) / sizeof(p->s[0]); i++) {
+		struct prescan *q = &p->s[i];
+
+		q->cap = chunk / 128 + 16;
+		q->mcap = (ROOM(chunk) + chunk) / 64 + 2 * q->cap + 4;
+		if ((q->rec = malloc(q->cap * sizeof(*q->rec))) == NULL ||
+		    (q->masks = malloc(q->mcap * sizeof(*q->masks))) == NULL ||
+		    (q->bcnt = malloc(q->mcap * sizeof(*q->bcnt))) == NULL) {
+			prescans_free(p);
+			return NULL;
+		}
+	}
+	return p;
+}
+
+static void
+prescans_free(struct prescans *p)
+{
+	size_t i;
+
+	if (p == NULL)
+		return;
+	for (i = 0; i < sizeof(p->s) / sizeof(p->s[0]); i++) {
+		free(p->s[i].rec);
+		free(p->s[i].masks);
+		free(p->s[i].bcnt);
+	}
+	free(p);
+}
+
+/*
+ * On the reader thread: scan the lines of a buffer just read that begin
+ * after its first newline (the one before may have begun in the buffer
+ * before), as fast_record() would, until one runs past the data.
+ */
+static void
+prescan(void *arg, int slot, const char *data, size_t n)
+{
+	struct prescans *ps = arg;
+	struct prescan *p = &ps->s[slot];
+	const char *at, *e = data + n, *nl;
+	size_t mi = 0, len = 0;
+	uint64_t r;
+
+	p->n = 0;
+#ifdef __SSE2__
+	if ((nl = memchr(data, '\n', n)) == NULL || n > UINT32_MAX)
+		return;
+	for (at = nl + 1; at < e && p->n < p->cap; at += len + 1) {
+		if (*at != '"') {	/* a line kp_csv_next() skips */
+			if ((nl = memchr(at, '\n', (size_t)(e - at))) == NULL)
+				return;
+			len = (size_t)(nl - at);
+			continue;
+		}
+		if (mi + (size_t)(e - at) / 64 + 2 > p->mcap ||
+		    (r = ps->scan(at, (size_t)(e - at), p->masks + mi, p->bcnt + mi,
+		    &len)) == SCAN_MORE || r == SCAN_NUL)
+			return;
+		p->rec[p->n].off = (uint32_t)(at - data);
+		p->rec[p->n].len = (uint32_t)len;
+		p->rec[p->n].mi = (uint32_t)mi;
+		p->rec[p->n++].r = (uint32_t)r;
+		if (r == SCAN_FORM)
+			mi += (len + 63) / 64 + 1;
+	}
+#else
+	(void)ps;
+	(void)at;
+	(void)e;
+	(void)nl;
+	(void)mi;
+	(void)len;
+	(void)r;
+	(void)data;
+#endif
+}
 
 #ifndef __SSE2__
 static void

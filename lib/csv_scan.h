@@ -2,7 +2,7 @@
  * csv_scan.h: csv.c's record scan for the instruction sets with a popcnt,
  * included there once per set.  The includer defines SCAN_NAME (the
  * function), SCAN_ATTR (its target attribute) and SCAN_MASKS (a block's
- * quotes, separators and newlines); they are undefined here.  Not a header
+ * quotes, separators, and newlines or NULs); they are undefined here.  Not a header
  * of the library.
  *
  * No parity of the quotes: in ncu's form every quote but the first and the
@@ -36,6 +36,8 @@ SCAN_NAME(const char *b, size_t avail, uint64_t *masks, uint32_t *cnt, size_t *l
 	}
 	/* the newline's block: the bytes before it (none when it is the first) */
 	j = (size_t)__builtin_ctzll(nl);
+	if (b[base + j] == '\0')
+		return SCAN_NUL;
 	lm = j == 0 ? 0 : ~(uint64_t)0 >> (64 - j);
 	q &= lm;
 	t &= lm;

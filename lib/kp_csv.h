@@ -43,9 +43,10 @@ void kp_csv_pick(struct kp_csv *c, const size_t *idx, size_t n);
 void kp_csv_fill(struct kp_csv *c);
 /*
  * A pending (lazy, not yet filled) record's bytes up to its newline, NULL for
- * any other: every field quoted, "," between them, no quote inside one, a
- * CR inside the last quotes or after them; a field set by kp_csv_pick() has
- * a NUL for its closing quote.  Valid until the next kp_csv_next().
+ * any other: every field quoted, "," between them, no quote and no NUL
+ * inside one, a CR inside the last quotes or after them; a field set by
+ * kp_csv_pick() has a NUL for its closing quote (its only NULs).  Valid
+ * until the next kp_csv_next().
  */
 const char *kp_csv_raw(const struct kp_csv *c, size_t *len);
 
@@ -57,5 +58,12 @@ const char *kp_csv_raw(const struct kp_csv *c, size_t *len);
  * lacks it.  For tests and benchmarks: each set must read the same bytes.
  */
 const char *kp_csv_isa(const char *want);
+/*
+ * A big regular file is read on a second thread (KP_CSV_READAHEAD=0: never,
+ * =1: any regular file).  kp_csv_readahead(n), for tests: readers opened
+ * afterwards use one with chunks of n bytes for any regular file; 0 goes
+ * back to the default.
+ */
+void kp_csv_readahead(size_t chunk);
 
 #endif

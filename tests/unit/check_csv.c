@@ -2,6 +2,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kp_check.h"
 #include "kp_csv.h"
@@ -648,6 +649,195 @@ START_TEST(test_csv_lazy_picks_at_every_block_end)
 }
 END_TEST
 
+/*
+ * A reader thread (kp_csv_readahead) gives the same records as a plain
+ * reader: noise lines, ncu-form records, records with quotes doubled or
+ * newlines inside, CRLF, and records longer than a chunk and its room, read
+ * from a file in chunks of 61 bytes to 64 KiB; lazily, a few picks then all.
+ */
+/*
+ * A NUL byte anywhere in a record of ncu's form: the record is not pending
+ * (kp_csv_raw() is NULL: a pending one has no NUL of its own), and its
+ * fields keep every byte, whichever scan reads it.
+ */
+START_TEST(test_csv_nul_in_record_not_pending)
+{
+	struct kp_err err;
+	char s[400];
+	size_t at, n, j;
+
+	for (at = 0; at < 140; at++) {
+		static const size_t flen[3] = { 70, 40, 10 };
+		struct kp_csv *c;
+		FILE *fp;
+		size_t len, pos[3];
+		char *p = s;
+
+		for (j = 0; j < 3; j++) {
+			size_t k;
+
+			if (j > 0)
+				*p++ = ',';
+			*p++ = '"';
+			pos[j] = (size_t)(p - s);
+			for (k = 0; k < flen[j]; k++)
+				*p++ = (char)('a' + (j + k) % 26);
+			*p++ = '"';
+		}
+		*p++ = '\n';
+		memcpy(p, "\"x\",\"y\"\n", 8);
+		n = (size_t)(p - s) + 8;
+		/* a NUL at a field byte; the quotes, commas and newline stay */
+		for (j = 0; j < 3 && !(at >= pos[j] && at < pos[j] + flen[j]); j++)
+			;
+		if (j == 3)
+			continue;
+		s[at] = '\0';
+		ck_assert_ptr_nonnull(fp = fmemopen(s, n, "r"));
+		ck_assert_ptr_nonnull(c = kp_csv_open(fp, "mem.csv"));
+		ck_assert_int_eq(kp_csv_lazy(c, 1), 0);
+		ck_assert_int_eq(kp_csv_next(c, &err), 1);
+		ck_assert_msg(kp_csv_raw(c, &len) == NULL, "NUL at %zu: pending", at);
+		ck_assert_uint_eq(kp_csv_nfields(c), 3);
+		kp_csv_fill(c);
+		for (j = 0; j < 3; j++) {
+			const struct kp_field *f = kp_csv_field(c, j);
+
+			ck_assert_uint_eq(f->len, flen[j]);
+			ck_assert(memcmp(f->s, s + pos[j], flen[j]) == 0);
+		}
+		ck_assert_int_eq(kp_csv_next(c, &err), 1);
+		ck_assert_ptr_nonnull(kp_csv_raw(c, &len));	/* the next one is */
+		ck_assert_int_eq(kp_csv_next(c, &err), 0);
+		kp_csv_close(c);
+		fclose(fp);
+		s[at] = 'a';
+	}
+}
+END_TEST
+
+static size_t
+mixed_input(char *s, size_t cap)
+{
+	uint64_t seed = 0x853c49e6748fea9bULL;
+	char *p = s;
+	size_t r = 0;
+
+	while ((size_t)(p - s) < cap - 40000) {
+		size_t nf = 1 + rnd(&seed) % 40, odd = rnd(&seed) % 16, j, k;
+
+		if (odd == 0) {
+			p += sprintf(p, "==PROF== noise %zu\n", r);
+			r++;
+			continue;
+		}
+		if (odd == 1)
+			nf = 2000 + rnd(&seed) % 2000;	/* longer than the small chunks */
+		for (j = 0; j < nf; j++) {
+			size_t n = rnd(&seed) % (odd == 1 ? 12 : 30);
+
+			if (j > 0)
+				*p++ = ',';
+			*p++ = '"';
+			for (k = 0; k < n; k++) {
+				char ch = (char)('a' + (r + j + k) % 26);
+
+				if (odd == 2 && k == n / 2)
+					*p++ = ch = '"';
+				else if (odd == 3 && k == n / 2)
+					ch = '\n';
+				else if (odd == 5 && k == n / 2)
+					ch = '\0';
+				*p++ = ch;
+			}
+			*p++ = '"';
+		}
+		if (odd == 4)
+			*p++ = '\r';
+		*p++ = '\n';
+		r++;
+	}
+	return (size_t)(p - s);
+}
+
+START_TEST(test_csv_readahead_same_records)
+{
+	static const size_t chunks[] = { 61, 512, 4099, 65536 };
+	struct kp_err err;
+	size_t cap = 3 * 1024 * 1024, n, ci, i, nrec = 0;
+	char *s = malloc(cap), path[] = "/tmp/kp-check-csv-XXXXXX";
+	int fd;
+	FILE *fp;
+
+	ck_assert_ptr_nonnull(s);
+	n = mixed_input(s, cap);
+	ck_assert_int_ge(fd = mkstemp(path), 0);
+	ck_assert_uint_eq((size_t)write(fd, s, n), n);
+	close(fd);
+	for (ci = 0; ci < sizeof(chunks) / sizeof(chunks[0]); ci++) {
+		struct kp_csv *a, *b;
+		int ra, rb;
+		size_t bad = 0;
+
+		ck_assert_ptr_nonnull(fp = fmemopen(s, n, "r"));
+		ck_assert_ptr_nonnull(a = kp_csv_open(fp, "mem.csv"));
+		kp_csv_readahead(chunks[ci]);
+		b = kp_csv_open_path(path, &err);
+		kp_csv_readahead(0);
+		ck_assert_ptr_nonnull(b);
+		ck_assert_int_eq(kp_csv_lazy(a, 1), 0);
+		ck_assert_int_eq(kp_csv_lazy(b, 1), 0);
+		for (i = 0; bad == 0; i++) {
+			size_t pick[3] = { 0, 1, 5 }, j, la, lb;
+			const char *xa, *xb;
+
+			ra = kp_csv_next(a, &err);
+			rb = kp_csv_next(b, &err);
+			if (ra != rb) {
+				bad = i + 1;
+				break;
+			}
+			if (ra != 1)
+				break;
+			if (kp_csv_nfields(a) != kp_csv_nfields(b) || kp_csv_line(a) != kp_csv_line(b)) {
+				bad = i + 1;
+				break;
+			}
+			xa = kp_csv_raw(a, &la);
+			xb = kp_csv_raw(b, &lb);
+			if ((xa == NULL) != (xb == NULL) || (xa && (la != lb || memcmp(xa, xb, la)))) {
+				bad = i + 1;
+				break;
+			}
+			if (i % 2) {
+				kp_csv_pick(a, pick, 3);
+				kp_csv_pick(b, pick, 3);
+			}
+			kp_csv_fill(a);
+			kp_csv_fill(b);
+			for (j = 0; j < kp_csv_nfields(a) && bad == 0; j++) {
+				const struct kp_field *fa = kp_csv_field(a, j), *fb = kp_csv_field(b, j);
+
+				if (fa->len != fb->len || memcmp(fa->s, fb->s, fa->len + 1) != 0)
+					bad = i + 1;
+			}
+		}
+		ck_assert_msg(bad == 0, "chunk %zu: record %zu differs", chunks[ci], bad);
+		ck_assert_int_eq(ra, 0);
+		ck_assert_uint_eq(kp_csv_noise_lines(a), kp_csv_noise_lines(b));
+		if (nrec == 0)
+			nrec = i;
+		ck_assert_uint_eq(i, nrec);
+		kp_csv_close(a);
+		kp_csv_close(b);
+		fclose(fp);
+	}
+	ck_assert_uint_gt(nrec, 1000);
+	unlink(path);
+	free(s);
+}
+END_TEST
+
 static Suite *
 csv_suite(const char *isa)
 {
@@ -674,6 +864,8 @@ csv_suite(const char *isa)
 #endif
 	tcase_add_test(tc, test_csv_lazy_real_raw_page);
 	tcase_add_test(tc, test_csv_lazy_picks_at_every_block_end);
+	tcase_add_test(tc, test_csv_readahead_same_records);
+	tcase_add_test(tc, test_csv_nul_in_record_not_pending);
 	suite_add_tcase(s, tc);
 	return s;
 }
