@@ -115,7 +115,7 @@ raw_kernel_cols(struct kernel *k, struct ex *x, size_t first, struct kp_err *err
 
 /*
  * Keep the launch's record as text (l.text) when it is pending in the form
- * ncu prints and holds no NUL of its own; 0 to parse it now.  A field that
+ * ncu prints (which has no NUL of its own); 0 to parse it now.  A field that
  * kp_csv_pick() sets gets a NUL for its closing quote (the launch columns
  * now, the keys' next), so every NUL of the text is a quote, put back when
  * mx_launch_keep() copies it.
@@ -123,18 +123,12 @@ raw_kernel_cols(struct kernel *k, struct ex *x, size_t first, struct kp_err *err
 static int
 defer(struct ex *x, struct kp_csv *c)
 {
-	size_t len, i, nf = kp_csv_nfields(c), picked = 0, nul = 0;
-	const char *t = kp_csv_raw(c, &len), *p, *e;
+	size_t len;
+	const char *t = kp_csv_raw(c, &len);
 
 	/* a CR inside the last quotes: picking that field would NUL it too */
 	if (t == NULL || len > UINT32_MAX / 4 || (len >= 2 && t[len - 1] == '"' &&
 	    t[len - 2] == '\r'))
-		return 0;
-	for (i = 0; i < x->nfixcols; i++)
-		picked += x->fixcols[i] < nf && kp_csv_field(c, x->fixcols[i]) != NULL;
-	for (p = t, e = t + len; p < e && (p = memchr(p, '\0', (size_t)(e - p))) != NULL; p++)
-		nul++;
-	if (nul != picked)
 		return 0;
 	x->l.text = t;
 	x->l.ntext = len;
@@ -170,15 +164,16 @@ settle(struct ex *x, size_t first, struct kp_err *err)
 				return mx_nomem(err);
 			for (i = 0, start = 1; i < x->ncols; i++, start = end + 3) {
 				const struct col *cl = &x->cols[i];
-				const char *q = start <= n ? memchr(t + start, '"', n - start) : NULL;
 				size_t flen;
 				uint32_t cell;
 				int r;
 
-				if (q == NULL)
+				/* a field is a number or a few words: a loop, not a memchr call */
+				for (end = start; end < n && t[end] != '"'; end++)
+					;
+				if (end >= n)
 					return kp_errf(err, KP_EXIT_DATA, "%s: a kept record lost its "
 					    "form (internal error)", x->path);
-				end = (size_t)(q - t);
 				t[end] = '\0';
 				flen = end - start;
 				if (i < first)
