@@ -153,13 +153,17 @@ add_fn(struct agg *g, const char *name, size_t *out)
 	return 0;
 }
 
-/* "%s\x1f%s\x1f%ld\x1f%s" into buf (n bytes), as snprintf wrote it: the
- * keys of every row, where snprintf cost a quarter of the run. */
-static char *
-keyf(char *buf, size_t n, const char *a, const char *b, long ln, const char *c)
+/*
+ * "%s\x1f%s\x1f%ld\x1f%s" in g->key, grown to fit (function names run to
+ * thousands of bytes, and a key cut short would merge different lines or
+ * blocks): the keys of every row, where snprintf cost a quarter of the run.
+ * NULL out of memory.
+ */
+static const char *
+keyf(struct agg *g, const char *a, const char *b, long ln, const char *c)
 {
-	size_t la = strlen(a), lb = strlen(b), lc = strlen(c), nl;
-	char num[24], *p = num + sizeof(num);
+	size_t la = strlen(a), lb = strlen(b), lc = strlen(c), nl, need;
+	char num[24], *p = num + sizeof(num), *buf;
 	unsigned long u = ln < 0 ? 0UL - (unsigned long)ln : (unsigned long)ln;
 
 	do
@@ -168,10 +172,18 @@ keyf(char *buf, size_t n, const char *a, const char *b, long ln, const char *c)
 	if (ln < 0)
 		*--p = '-';
 	nl = (size_t)(num + sizeof(num) - p);
-	if (la + lb + nl + lc + 3 >= n) {	/* cut short: snprintf's own way */
-		snprintf(buf, n, "%s\x1f%s\x1f%ld\x1f%s", a, b, ln, c);
-		return buf;
+	need = la + lb + nl + lc + 4;
+	if (need > g->ckey) {
+		size_t cap = g->ckey ? g->ckey : 256;
+
+		while (cap < need)
+			cap *= 2;
+		if ((buf = realloc(g->key, cap)) == NULL)
+			return NULL;
+		g->key = buf;
+		g->ckey = cap;
 	}
+	buf = g->key;
 	memcpy(buf, a, la);
 	buf[la] = '\x1f';
 	memcpy(buf + la + 1, b, lb);
@@ -204,12 +216,13 @@ static int
 get_line(struct agg *g, const char *file, const char *func, long ln, const char *text,
     size_t *out)
 {
-	char key[2048];
+	const char *key;
 	size_t idx = g->nlines, i;
 	struct line *l;
 	int r;
 
-	keyf(key, sizeof(key), func, file, ln, "");
+	if ((key = keyf(g, func, file, ln, "")) == NULL)
+		return -1;
 	if ((r = kp_strmap_get_put(&g->linemap, key, &idx)) != 0) {
 		*out = idx;
 		return r < 0 ? -1 : 0;
@@ -273,12 +286,13 @@ get_insn(struct agg *g, size_t li, const struct prow *p, const char *key, size_t
 static int
 first_in_copy(struct agg *g, size_t fi, const char *addr)
 {
-	char key[2048], fs[32];
+	const char *key;
+	char fs[32];
 	size_t v = g->nfa;
 	int r;
 
-	keyf(key, sizeof(key), fmt_zu(fs, sizeof(fs), fi), "", 0, addr);
-	if ((r = kp_strmap_get_put(&g->fnaddr, key, &v)) < 0)
+	if ((key = keyf(g, fmt_zu(fs, sizeof(fs), fi), "", 0, addr)) == NULL ||
+	    (r = kp_strmap_get_put(&g->fnaddr, key, &v)) < 0)
 		return -1;
 	if (r == 0) {
 		if (hs_grow((void **)&g->facopy, &g->cfa, g->nfa, sizeof(*g->facopy)) < 0)
@@ -295,7 +309,8 @@ first_in_copy(struct agg *g, size_t fi, const char *addr)
 static int
 pending_merge(struct agg *g)
 {
-	char key[2048], sum[32];
+	const char *key;
+	char sum[32];
 	enum kp_src_kind kind = kp_src_kind(g->src);
 	size_t v = 0, i, cur = (size_t)-1, fi, ii;
 	int r;
@@ -303,20 +318,19 @@ pending_merge(struct agg *g)
 	if (!g->open)
 		return 0;
 	snprintf(sum, sizeof(sum), "%016llx", (unsigned long long)g->sum);
-	keyf(key, sizeof(key), g->bfile, g->bfunc, 0, sum);
-	if ((r = kp_strmap_get_put(&g->blocks, key, &v)) < 0)
+	if ((key = keyf(g, g->bfile, g->bfunc, 0, sum)) == NULL ||
+	    (r = kp_strmap_get_put(&g->blocks, key, &v)) < 0)
 		return -1;
 	if (r == 1 && g->nrows > 0) {	/* an exact repeat of an earlier block */
 		g->duplicates++;
 		pending_reset(g);
 		return 0;
 	}
-	keyf(key, sizeof(key), g->bfile, g->bfunc, 0, "");
-	if ((r = kp_strmap_get_put(&g->copykeys, key, &v)) < 0)
+	if ((key = keyf(g, g->bfile, g->bfunc, 0, "")) == NULL ||
+	    (r = kp_strmap_get_put(&g->copykeys, key, &v)) < 0)
 		return -1;
 	if (r == 1 || g->copies == 0) {	/* a new launch copy */
 		kp_strmap_clear(&g->copykeys);
-		kp_strmap_clear(&g->copyaddr);
 		if (kp_strmap_get_put(&g->copykeys, key, &v) < 0)
 			return -1;
 		g->copies++;
@@ -339,8 +353,8 @@ pending_merge(struct agg *g)
 		if (cur == (size_t)-1)
 			continue;	/* an instruction before any line: none seen */
 		fmt_zu(sum, sizeof(sum), cur);
-		keyf(key, sizeof(key), sum, "", 0, p->addr);
-		if ((r = get_insn(g, cur, p, key, &ii)) < 0)
+		if ((key = keyf(g, sum, "", 0, p->addr)) == NULL ||
+		    (r = get_insn(g, cur, p, key, &ii)) < 0)
 			return -1;
 		if (r == 1) {	/* listed twice under one line in one copy */
 			g->duplicates++;
@@ -349,15 +363,7 @@ pending_merge(struct agg *g)
 		vadd(g->insns[ii].val, p->val, g->nm);
 		if (kind == KP_SRC_SASS)
 			vadd(g->lines[cur].val, p->val, g->nm);
-		if (strlen(g->bfunc) + strlen(p->addr) + 4 < sizeof(key) &&
-		    strlen(p->addr) + 24 < sizeof(key))
-			r = first_in_copy(g, fi, p->addr);
-		else {	/* the name\x1f\x1f0\x1faddress key cut short, as it was */
-			keyf(key, sizeof(key), g->bfunc, "", 0, p->addr);
-			r = kp_strmap_get_put(&g->copyaddr, key, &v);
-			r = r < 0 ? -1 : r == 0;
-		}
-		if (r < 0)
+		if ((r = first_in_copy(g, fi, p->addr)) < 0)
 			return -1;
 		if (r == 1)
 			vadd(g->fns[fi].total, p->val, g->nm);
@@ -401,7 +407,7 @@ hs_agg_free(struct agg *g)
 	kp_strmap_free(&g->copykeys);
 	kp_strmap_free(&g->fnaddr);
 	free(g->facopy);
-	kp_strmap_free(&g->copyaddr);
+	free(g->key);
 	kp_strmap_free(&g->blocks);
 	free(g->bfile);
 	free(g->bfunc);

@@ -60,7 +60,9 @@ struct agg {
 	struct fn *fns;
 	size_t nfns;
 	struct kp_strmap linemap, insnmap;
-	struct kp_strmap copykeys, copyaddr;	/* reset per copy */
+	struct kp_strmap copykeys;	/* reset per copy */
+	char *key;		/* keyf()'s */
+	size_t ckey;
 	struct kp_strmap fnaddr;	/* "fn index\x1f\x1f0\x1faddress" -> facopy */
 	size_t *facopy;		/* the launch copy that last counted it */
 	size_t nfa, cfa;
