@@ -177,13 +177,13 @@ result(const struct kp_src *s, const struct cols *c, const struct tally *t)
 }
 
 /*
- * An instruction counts once by its "function@address" key, cut at 1023
- * bytes (as snprintf into 1024 made it).  A key that is not cut and has
+ * An instruction counts once by its "function@address" key, whole however
+ * long the name (a C++ kernel's runs to thousands of bytes).  A key with
  * its only '@' between the two is looked up as the address among its
  * function's: the function found by comparing with the last one's name
- * instead of hashing a name of hundreds of bytes a row.  Any other key (cut,
- * or with a '@' of its own, so that another pair could write it) goes to
- * the whole-key map, which no such split key can equal.
+ * instead of hashing a name of hundreds of bytes a row.  Any other key (with
+ * a '@' of its own, so that another pair could write it) goes to the
+ * whole-key map, which no such split key can equal.
  */
 struct fnseen {
 	char *name;
@@ -199,7 +199,8 @@ struct kp_evidence {
 	int last_at;		/* its name holds a '@' */
 	struct tally t;
 	struct cols c;
-	char key[1024];
+	char *key;		/* the whole key, grown to fit */
+	size_t ckey;
 };
 
 struct kp_evidence *
@@ -257,28 +258,27 @@ kp_evidence_add(struct kp_evidence *e, const struct kp_src_row *r)
 		return 0;
 	lf = strlen(r->function);
 	la = strlen(r->address);
-	if (lf + 1 + la <= 1022) {
-		if (fn_seen(e, r->function) < 0)
+	if (fn_seen(e, r->function) < 0)
+		return -1;
+	if (!e->last_at && strchr(r->address, '@') == NULL) {
+		if ((rc = kp_strmap_get_put(&e->fns[e->last].addrs, r->address, &dummy)) < 0)
 			return -1;
-		if (!e->last_at && strchr(r->address, '@') == NULL) {
-			if ((rc = kp_strmap_get_put(&e->fns[e->last].addrs, r->address,
-			    &dummy)) < 0)
-				return -1;
-			return rc == 1 ? 0 : count(&e->t, &e->c, r);
-		}
+		return rc == 1 ? 0 : count(&e->t, &e->c, r);
 	}
-	/* the key snprintf("%s@%s") made, cut at 1023 bytes as it was */
-	if (lf > 1023)
-		lf = 1023;
+	if (lf + la + 2 > e->ckey) {
+		size_t cap = e->ckey ? e->ckey : 256;
+		char *k;
+
+		while (cap < lf + la + 2)
+			cap *= 2;
+		if ((k = realloc(e->key, cap)) == NULL)
+			return -1;
+		e->key = k;
+		e->ckey = cap;
+	}
 	memcpy(e->key, r->function, lf);
-	if (lf < 1023) {
-		e->key[lf] = '@';
-		if (la > 1023 - lf - 1)
-			la = 1023 - lf - 1;
-		memcpy(e->key + lf + 1, r->address, la);
-		e->key[lf + 1 + la] = '\0';
-	} else
-		e->key[1023] = '\0';
+	e->key[lf] = '@';
+	memcpy(e->key + lf + 1, r->address, la + 1);
 	if ((rc = kp_strmap_get_put(&e->seen, e->key, &dummy)) < 0)
 		return -1;
 	if (rc == 1)
@@ -306,6 +306,7 @@ kp_evidence_free(struct kp_evidence *e)
 		kp_strmap_free(&e->fns[e->nfns].addrs);
 	}
 	free(e->fns);
+	free(e->key);
 	free(e);
 }
 

@@ -1,8 +1,8 @@
 /*
  * Unit tests for source_evidence.c: each SASS instruction counts once, by
- * its "function@address" key as snprintf cut it at 1023 bytes, however the
- * look-up is done (split by function, or whole for keys that are cut or
- * hold a '@' of their own).
+ * its whole "function@address" key however long the name, however the
+ * look-up is done (split by function, or whole for keys that hold a '@' of
+ * their own).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,8 +20,9 @@ static const char *const rows[][2] = {
 	{ "j", "0x10" },					/* another function */
 	{ "k@0x1", "0x2" }, { "k", "0x1@0x2" },			/* one key: once */
 	{ "k", "0x1@0x3" }, { "k@0x1", "0x3" },			/* the same, in turn */
-	{ "LONG", "0x10" }, { "LONG", "0x20" },			/* cut: one key */
-	{ "MID", "0x10" }, { "MID", "0x20" },			/* 1023 bytes: not cut */
+	{ "LONG", "0x10" }, { "LONG", "0x20" },			/* 1,100 bytes: two keys */
+	{ "LONG", "0x10" },					/* seen */
+	{ "MID", "0x10" }, { "MID", "0x20" },			/* 1,022 bytes */
 	{ "k", "0x20" }, { "j", "0x10" },			/* seen */
 };
 #define NROWS (sizeof(rows) / sizeof(rows[0]))
@@ -34,7 +35,7 @@ fname(const char *f, char *lng, char *mid)
 
 START_TEST(test_evidence_counts_each_key_once)
 {
-	char lng[1101], mid[1018], key[1024], big[2048], (*keys)[1024] = calloc(NROWS, 1024);
+	char lng[1101], mid[1018], key[2048], (*keys)[2048] = calloc(NROWS, 2048);
 	size_t len = 0, cap = 65536, i, j, distinct = 0;
 	char *t = malloc(cap);
 	struct kp_err err;
@@ -53,22 +54,20 @@ START_TEST(test_evidence_counts_each_key_once)
 		len += (size_t)snprintf(t + len, cap - len, "\"Kernel Name\",\"%s\"\n"
 		    "\"Address\",\"Source\",\"Warp Stall Sampling (All Samples)\"\n"
 		    "\"%s\",\"FFMA R1\",\"%zu\"\n", f, rows[i][1], i + 1);
-		/* the count as it was defined: distinct snprintf keys */
-		snprintf(big, sizeof(big), "%s@%s", f, rows[i][1]);
-		big[sizeof(key) - 1] = '\0';	/* where snprintf into 1024 cut it */
-		strcpy(key, big);
+		/* the count: distinct whole keys (snprintf into 1024 once cut them) */
+		snprintf(key, sizeof(key), "%s@%s", f, rows[i][1]);
 		for (j = 0; j < distinct && strcmp(keys[j], key) != 0; j++)
 			;
 		if (j == distinct)
 			strcpy(keys[distinct++], key);
 	}
-	ck_assert_uint_eq(distinct, 8);	/* k:0x10,0x20  j:0x10  two '@' keys  LONG  MID x2 */
+	ck_assert_uint_eq(distinct, 9);	/* k:0x10,0x20  j:0x10  two '@' keys  LONG x2  MID x2 */
 	ck_assert_ptr_nonnull(fp = fmemopen(t, len, "r"));
 	e = kp_source_evidence_read(fp, "mem", &err);
 	ck_assert_msg(e != NULL, "%s", err.msg);
 	ck_assert_int_eq(json_integer_value(json_object_get(e, "instructions")), (json_int_t)distinct);
-	/* the samples of the first row of each key: 1+2+4+5+7+9+11+12 */
-	ck_assert(json_real_value(json_object_get(e, "samples")) == 51);
+	/* the samples of the first row of each key: 1+2+4+5+7+9+10+12+13 */
+	ck_assert(json_real_value(json_object_get(e, "samples")) == 63);
 	json_decref(e);
 	fclose(fp);
 	free(keys);
