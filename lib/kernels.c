@@ -79,7 +79,7 @@ mx_kernel_free(struct kernel *k)
 	free(k->uover);
 	free(k->seen);
 	for (i = 0; i < k->nsamp; i++)
-		free(k->samp[i]);
+		mx_block_free(k->samp[i]);
 	free(k->samp);
 	for (i = 0; i < k->nunknown; i++)
 		free(k->unknown[i]);

@@ -63,6 +63,7 @@ ex_free(struct ex *x)
 	free(x->jpd);
 	free(x->k);
 	free(x->kslot);
+	kp_arena_free(&x->arena);	/* after the kernels: their first blocks */
 	free(x->l.val);
 	free(x->l.rank);
 	free(x->l.cells);

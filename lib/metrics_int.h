@@ -14,6 +14,7 @@
 
 #include <jansson.h>
 
+#include "kp_arena.h"
 #include "kp_diag.h"
 
 struct kp_err;
@@ -29,6 +30,8 @@ struct kp_csv;
  */
 #define MX_KEEP 64
 #define MX_BUDGET ((size_t)4 << 20)
+/* the arena's share of the blocks (a record kept as text is about twice its cells) */
+#define MX_ARENA (MX_BUDGET + MX_BUDGET / 2)
 /* The summary lists at most this many launch IDs per kernel. */
 #define KP_IDS_LISTED 1024
 #define CLI_SECTION "Command line profiler metrics"
@@ -76,6 +79,7 @@ struct block {			/* one kept launch */
 	uint32_t nkv;		/* summary key values (NAN: absent) */
 	uint32_t ntext;		/* > 0: the launch's record text instead of its cells
 				 * (rawpage.c parses it at the end of the file) */
+	uint32_t heap;		/* from malloc, else a piece of x->arena */
 	double over[];		/* nover doubles, nkv key values, then ncells cells */
 };
 
@@ -144,6 +148,8 @@ struct launch {
 
 struct ex {
 	size_t keep;		/* launches each kernel's sample holds (MX_KEEP or fewer) */
+	struct kp_arena arena;	/* the samples' first blocks (cells.c) */
+	size_t arena_used;	/* bytes of it handed out, at most MX_ARENA */
 	size_t bytes;		/* a block of every kernel: sum of kernel.budgeted */
 	int short_maps;		/* kernels' metrics: the key ones (metrics_all.json has all) */
 	struct kernel **k;
@@ -230,6 +236,7 @@ int mx_cell_slow(struct launch *l, const char *s, size_t len, double scale, int 
     uint32_t *cell, double *out);
 int mx_launch_keep(struct ex *x, struct kernel *k);
 int mx_block_settle(struct kernel *k, size_t slot, const struct launch *l);
+void mx_block_free(struct block *b);
 int mx_launch_sampled(struct ex *x, struct kernel *k);
 void mx_budget(struct ex *x, struct kernel *k);
 
