@@ -85,7 +85,7 @@ mx_cell_slow(struct launch *l, const char *s, size_t len, double scale, int wide
  * launch, of the same kernel, has a record a few bytes longer or shorter.
  * The first MX_ARENA bytes come from x->arena, faulted in a chunk at a time
  * (a page fault each, from malloc: a tenth of kp-extract's time at 100 MB);
- * the rest, and a block of x NULL, from malloc.
+ * the rest from malloc.
  */
 static struct block *
 block_new(struct ex *x, size_t need)
@@ -96,7 +96,7 @@ block_new(struct ex *x, size_t need)
 	if (cap > UINT32_MAX / 2)
 		cap = need;
 	n = sizeof(*b) + cap;
-	if (x != NULL && x->arena_used + n <= MX_ARENA &&
+	if (x->arena_used + n <= MX_ARENA &&
 	    (b = kp_arena_alloc(&x->arena, n)) != NULL) {
 		x->arena_used += n;
 		b->heap = 0;

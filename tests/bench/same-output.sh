@@ -31,13 +31,12 @@ for f in "$top"/tests/fixtures/h200/*/*raw*.csv "$top"/tests/fixtures/h200/*/*de
 		[ "$opt" = plain ] || a=$opt
 		"$top/bin/kp-extract" $a -o "$o/out" "$f" > "$o/stdout" 2> "$o/stderr"
 		echo $? > "$o/status"
-		sed "s|$o/out|OUT|g" "$o/stdout" > "$o/stdout.t" && mv "$o/stdout.t" "$o/stdout"
-		sed "s|$o/out|OUT|g" "$o/stderr" > "$o/stderr.t" && mv "$o/stderr.t" "$o/stderr"
-		# the checkout's own path is in every record: keep runs from two
-		# checkouts (before and after a change) comparable
+		# the output folder and the checkout's own path are in the
+		# records: keep runs from two checkouts (before and after a
+		# change) comparable
 		for k in "$o"/stdout "$o"/stderr "$o"/out/*; do
 			[ -f "$k" ] || continue
-			sed "s|$top/|TOP/|g" "$k" > "$k.t" && mv "$k.t" "$k"
+			sed "s|$o/out|OUT|g; s|$top/|TOP/|g" "$k" > "$k.t" && mv "$k.t" "$k"
 		done
 		n=$((n + 1))
 	done
