@@ -87,20 +87,24 @@ build(const char *path, const char *text, size_t len, const char *name, struct k
 	struct fy_parse_cfg pcfg;
 	struct capture cap;
 	struct fy_document *d;
-	FILE *fp = NULL;
+	char *buf = NULL;
+	size_t i;
+	int blank;
 
-	if (path != NULL && !kp_is_dir(path)) {
-		char *buf = kp_read_file(path, &len, err);
-		int bad;
-
-		if (buf == NULL)
+	/* A file is read once: checked as text, then handed to libfyaml, which
+	 * frees it with the document. */
+	if (path != NULL) {
+		if ((buf = kp_read_file(path, &len, err)) == NULL)
 			return NULL;
-		bad = not_text(name, buf, len, err);
+		text = buf;
+	}
+	if (not_text(name, text, len, err) < 0) {
 		free(buf);
-		if (bad)
-			return NULL;
-	} else if (path == NULL && not_text(name, text, len, err) < 0)
 		return NULL;
+	}
+	for (i = 0; i < len && strchr(" \t\r\n", text[i]) != NULL && text[i] != '\0'; i++)
+		;
+	blank = i == len;
 	memset(&cap, 0, sizeof(cap));
 	fy_diag_cfg_default(&dcfg);
 	dcfg.fp = NULL;
@@ -113,38 +117,35 @@ build(const char *path, const char *text, size_t len, const char *name, struct k
 	dcfg.show_module = false;
 	dcfg.level = FYET_ERROR;
 	if ((diag = fy_diag_create(&dcfg)) == NULL) {
+		free(buf);
 		kp_errf(err, KP_EXIT_ENV, "%s: cannot set up the YAML parser", name);
 		return NULL;
 	}
 	memset(&pcfg, 0, sizeof(pcfg));
 	pcfg.flags = FYPCF_QUIET | FYPCF_DEFAULT_VERSION_AUTO;
 	pcfg.diag = diag;
-	if (path != NULL) {
-		if (kp_is_dir(path)) {
-			fy_diag_destroy(diag);
-			kp_errf(err, KP_EXIT_DATA, "%s: is a directory", path);
-			return NULL;
-		}
-		if ((fp = fopen(path, "r")) == NULL) {
-			fy_diag_destroy(diag);
-			kp_errf(err, KP_EXIT_DATA, "%s: %s", path, strerror(errno));
-			return NULL;
-		}
-		d = fy_document_build_from_fp(&pcfg, fp);
-		fclose(fp);
+	if (buf != NULL) {
+		/* buf is libfyaml's now, freed with its input even when the
+		 * parse fails (valgrind: freeing it here is a double free) */
+		d = fy_document_build_from_malloc_string(&pcfg, buf, len);
 	} else
 		d = fy_document_build_from_string(&pcfg, text, len);
 	if (d == NULL || fy_document_root(d) == NULL) {
-		if (cap.have) {
-			/* libfyaml says "<line>:<col>: message" (position 1-based). */
-			const char *m = cap.msg;
-			while (*m == ' ')
-				m++;
-			if (isdigit((unsigned char)*m))
-				kp_errf(err, KP_EXIT_DATA, "%s:%s", name, m);
-			else
-				kp_errf(err, KP_EXIT_DATA, "%s: %s", name, m);
-		} else if (d != NULL)
+		/* libfyaml says "<input>:<line>:<col>: message" (position 1-based),
+		 * its input named "<stream>" or "<alloc-@0x...>": the file's name
+		 * stands there instead.  A message without a position is its own
+		 * internals ("<  0: 0>: fy_parse_load_document() failed"). */
+		const char *m = cap.msg + strspn(cap.msg, " "), *q;
+
+		if (*m == '<' && (q = strstr(m, ">:")) != NULL && isdigit((unsigned char)q[2]))
+			m = q + 2;
+		if (blank)
+			kp_errf(err, KP_EXIT_DATA, "%s: empty YAML document", name);
+		else if (cap.have && isdigit((unsigned char)*m))
+			kp_errf(err, KP_EXIT_DATA, "%s:%s", name, m);
+		else if (cap.have && *m != '<')
+			kp_errf(err, KP_EXIT_DATA, "%s: %s", name, m);
+		else if (d != NULL)
 			kp_errf(err, KP_EXIT_DATA, "%s: empty YAML document", name);
 		else
 			kp_errf(err, KP_EXIT_DATA, "%s: not valid YAML", name);

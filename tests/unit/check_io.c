@@ -132,6 +132,38 @@ START_TEST(test_yaml_error_names_file_and_line)
 }
 END_TEST
 
+/* A file's error is "FILE:LINE:COL: ...", never libfyaml's name for its input
+ * ("<stream>", "<alloc-@0x...>"); a file of blanks is an empty document. */
+START_TEST(test_yaml_file_error_is_file_line_col)
+{
+	static const char *const texts[] = { "a: 1\nb: [1, 2\nc: 3\n", "", " \n\t\n" };
+	struct kp_err err;
+	char path[] = "/tmp/kp-check-yaml-XXXXXX", want[64];
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		int fd = mkstemp(path);
+
+		ck_assert_int_ge(fd, 0);
+		ck_assert_int_eq(write(fd, texts[i], strlen(texts[i])), (int)strlen(texts[i]));
+		close(fd);
+		ck_assert_ptr_null(kp_yaml_load(path, &err));
+		unlink(path);
+		ck_assert_int_eq(err.status, KP_EXIT_DATA);
+		if (i == 0)
+			snprintf(want, sizeof(want), "%s:", path);
+		else
+			snprintf(want, sizeof(want), "%s: empty YAML document", path);
+		ck_assert_msg(strncmp(err.msg, want, strlen(want)) == 0, "got %s", err.msg);
+		/* the line (libfyaml puts an unclosed bracket at the end: 4) and column */
+		ck_assert_msg(i > 0 || sscanf(err.msg + strlen(want), "%*d:%*d: %c", want) == 1,
+		    "got %s", err.msg);
+		ck_assert_msg(strchr(err.msg, '<') == NULL, "got %s", err.msg);
+		memcpy(path + strlen(path) - 6, "XXXXXX", 6);
+	}
+}
+END_TEST
+
 /* libfyaml 0.7.12 loops for ever on a directive with a byte that is not UTF-8
  * (found by tests/fuzz; the inputs are kept as tests/fuzz/seeds/NAME/regress-...). */
 START_TEST(test_yaml_not_utf8_is_refused_first)
@@ -339,6 +371,7 @@ io_suite(void)
 	tcase_add_test(tc, test_yaml_round_trip_hostile_strings);
 	tcase_add_test(tc, test_strtonum_bounds);
 	tcase_add_test(tc, test_args_text);
+	tcase_add_test(tc, test_yaml_file_error_is_file_line_col);
 	tcase_add_test(tc, test_artifact_beside);
 	tcase_add_test(tc, test_atomic_temporary_removed_on_signal);
 	suite_add_tcase(s, tc);
