@@ -30,9 +30,25 @@ build/lib/%.o: lib/%.c $(LIBHDR) build/.flags
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -c -o $@ $<
 
-build/libkp.a: $(LIBOBJ)
+# The shipped rules compiled in (lib/rules_int.h, struct kp_rules_builtin):
+# tools/rules-embed parses them with the library's own loader, linked from
+# the objects without the generated one.
+RULES_YAML = references/rules/bottleneck_rules.yaml
+
+build/tools/rules-embed: tools/rules-embed.c $(LIBOBJ) $(LIBHDR) build/.flags
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ tools/rules-embed.c $(LIBOBJ) $(DEPS_LIBS) -lm
+
+build/gen/rules_builtin.c: build/tools/rules-embed $(RULES_YAML)
+	@mkdir -p $(@D)
+	build/tools/rules-embed $(RULES_YAML) $@
+
+build/gen/rules_builtin.o: build/gen/rules_builtin.c lib/rules_int.h build/.flags
+	$(CC) $(CFLAGS_ALL) -c -o $@ build/gen/rules_builtin.c
+
+build/libkp.a: $(LIBOBJ) build/gen/rules_builtin.o
 	rm -f $@
-	$(AR) rcs $@ $(LIBOBJ)
+	$(AR) rcs $@ $(LIBOBJ) build/gen/rules_builtin.o
 
 build/cmd/%.o: cmd/%.c $(LIBHDR) build/.flags
 	@mkdir -p $(@D)

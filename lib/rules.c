@@ -13,6 +13,7 @@
 #include <jansson.h>
 #include <libfyaml.h>
 
+#include "kp_arena.h"
 #include "kp_atomic.h"
 #include "kp_diag.h"
 #include "kp_rules.h"
@@ -48,6 +49,7 @@ struct ld {
 	const char *id;		/* current rule id, or NULL */
 	size_t idx;		/* current rule, 1-based; 0 outside rules */
 	struct kp_err *err;
+	struct kp_arena strs;	/* scalars' text (scalar()) */
 };
 
 static int
@@ -73,19 +75,33 @@ fail(struct ld *l, struct fy_node *n, const char *fmt, ...)
 	    n != NULL ? kp_yaml_line(n) : 1, who, msg);
 }
 
+/*
+ * A scalar's text, NUL-terminated in l->strs (freed with the load).  Not
+ * fy_node_get_scalar0(): that formats and keeps a copy in every node, a fifth
+ * of libfyaml's work on the rules file (callgrind).  NULL: not a scalar, or
+ * out of memory.
+ */
 static const char *
-scalar(struct fy_node *n)
+scalar(struct ld *l, struct fy_node *n)
 {
-	if (n == NULL || !fy_node_is_scalar(n))
+	const char *s;
+	char *t;
+	size_t len;
+
+	if (n == NULL || !fy_node_is_scalar(n) || (s = fy_node_get_scalar(n, &len)) == NULL)
 		return NULL;
-	return fy_node_get_scalar0(n);
+	if ((t = kp_arena_alloc(&l->strs, len + 1)) == NULL)
+		return NULL;
+	memcpy(t, s, len);
+	t[len] = '\0';
+	return t;
 }
 
 /* A plain (unquoted) scalar that is a finite number. */
 static int
 number(struct ld *l, struct fy_node *n, const char *what, double *out)
 {
-	const char *s = scalar(n);
+	const char *s = scalar(l, n);
 	char *end;
 
 	if (s == NULL || fy_node_get_style(n) != FYNS_PLAIN || *s == '\0')
@@ -99,7 +115,7 @@ number(struct ld *l, struct fy_node *n, const char *what, double *out)
 static int
 string(struct ld *l, struct fy_node *n, const char *what, char **out)
 {
-	const char *s = scalar(n);
+	const char *s = scalar(l, n);
 
 	if (s == NULL)
 		return fail(l, n, "%s: expected a string", what);
@@ -129,7 +145,7 @@ known_keys(struct ld *l, struct fy_node *n, const char *const *keys, const char 
 
 	while ((p = fy_node_mapping_iterate(n, &it)) != NULL) {
 		struct fy_node *k = fy_node_pair_key(p);
-		const char *s = scalar(k);
+		const char *s = scalar(l, k);
 
 		if (s == NULL)
 			return fail(l, k, "%s: keys must be strings", where);
@@ -229,7 +245,7 @@ load_conds(struct ld *l, struct fy_node *n, const char *what, struct kp_cond **o
 		if (k->metric[0] == '\0' || strpbrk(k->metric, " \t{}") != NULL)
 			return fail(l, get(c, "metric"), "metric: not a metric name: \"%.60s\"",
 			    k->metric);
-		if ((op = scalar(get(c, "op"))) == NULL)
+		if ((op = scalar(l, get(c, "op"))) == NULL)
 			return fail(l, get(c, "op") ? get(c, "op") : c,
 			    "condition on %.80s: missing \"op\"", k->metric);
 		for (i = 0; i < sizeof(opnames) / sizeof(opnames[0]); i++)
@@ -358,7 +374,7 @@ load_rule(struct ld *l, struct fy_node *n, struct kp_rule *r, char ***outranks,
 		return fail(l, v, "unknown class (see kp-decide(1) for the taxonomy)");
 	if ((v = get(n, "severity")) == NULL)
 		return fail(l, n, "missing \"severity\"");
-	if ((s = scalar(v)) == NULL)
+	if ((s = scalar(l, v)) == NULL)
 		return fail(l, v, "severity: expected high, medium or low");
 	for (i = 0; i < 3; i++)
 		if (strcmp(s, sevnames[i]) == 0)
@@ -396,7 +412,7 @@ load_rule(struct ld *l, struct fy_node *n, struct kp_rule *r, char ***outranks,
 	    load_strings(l, v, "gain", &r->gain, &r->ngain) == -1)
 		return -1;
 	if ((v = get(n, "at_roofline")) != NULL) {
-		if ((s = scalar(v)) == NULL || (strcmp(s, "keep") != 0 && strcmp(s, "demote") != 0))
+		if ((s = scalar(l, v)) == NULL || (strcmp(s, "keep") != 0 && strcmp(s, "demote") != 0))
 			return fail(l, v, "at_roofline: expected keep or demote");
 		r->keep_at_roofline = strcmp(s, "keep") == 0;
 	}
@@ -461,9 +477,10 @@ kp_rules_free(struct kp_rules *r)
 
 	if (r == NULL)
 		return;
-	for (i = 0; i < r->nrules; i++)
+	for (i = 0; i < r->nrules && !r->builtin; i++)
 		free_rule(&r->rules[i]);
-	free(r->rules);
+	if (!r->builtin)
+		free(r->rules);
 	free(r->path);
 	json_decref(r->ncu_map);
 	json_decref(r->sections);
@@ -600,8 +617,8 @@ load_ncu_map(struct ld *l, struct fy_node *n, struct kp_rules *r)
 	if (!fy_node_is_mapping(n))
 		return fail(l, n, "ncu_rules: expected a mapping of ncu rule names to classes");
 	while ((p = fy_node_mapping_iterate(n, &it)) != NULL) {
-		k = scalar(fy_node_pair_key(p));
-		v = scalar(fy_node_pair_value(p));
+		k = scalar(l, fy_node_pair_key(p));
+		v = scalar(l, fy_node_pair_value(p));
 		if (k == NULL || v == NULL)
 			return fail(l, fy_node_pair_key(p), "ncu_rules: expected NAME: class");
 		if (class_index(v) < 0)
@@ -630,7 +647,7 @@ load_sections(struct ld *l, struct fy_node *n, struct kp_rules *r)
 	while ((p = fy_node_mapping_iterate(n, &it)) != NULL) {
 		json_t *arr = json_array();
 
-		if ((k = scalar(fy_node_pair_key(p))) == NULL) {
+		if ((k = scalar(l, fy_node_pair_key(p))) == NULL) {
 			json_decref(arr);
 			return fail(l, fy_node_pair_key(p), "evidence_sections: expected a section name");
 		}
@@ -673,17 +690,17 @@ kp_rules_set_evidence(struct kp_rules *r, json_t *src, json_t *ncu_rules)
 }
 
 struct kp_rules *
-kp_rules_load(const char *path, struct kp_err *err)
+kp_rules_parse(const char *path, const char *text, size_t len, struct kp_err *err)
 {
 	static const char *const keys[] = { "schema", "followup", "roofline_pct", "ncu_rules",
 		"evidence_sections", "rules", NULL };
 	struct fy_document *d;
 	struct fy_node *root, *v;
 	struct kp_rules *r;
-	struct ld l = { path, NULL, 0, err };
+	struct ld l = { path, NULL, 0, err, { NULL, 0, 0 } };
 	const char *s;
 
-	if ((d = kp_yaml_load(path, err)) == NULL)
+	if ((d = kp_yaml_load_string(text, len, path, err)) == NULL)
 		return NULL;
 	if ((r = calloc(1, sizeof(*r))) == NULL || (r->path = strdup(path)) == NULL) {
 		free(r);
@@ -699,7 +716,7 @@ kp_rules_load(const char *path, struct kp_err *err)
 	if (known_keys(&l, root, keys, "top level") == -1)
 		goto bad;
 	v = get(root, "schema");
-	if ((s = scalar(v)) == NULL || strcmp(s, "kp-bottleneck-rules/1") != 0) {
+	if ((s = scalar(&l, v)) == NULL || strcmp(s, "kp-bottleneck-rules/1") != 0) {
 		fail(&l, v ? v : root, "schema: expected kp-bottleneck-rules/1");
 		goto bad;
 	}
@@ -710,11 +727,58 @@ kp_rules_load(const char *path, struct kp_err *err)
 	    load_sections(&l, get(root, "evidence_sections"), r) == -1)
 		goto bad;
 	fy_document_destroy(d);
+	kp_arena_free(&l.strs);
 	return r;
 bad:
 	fy_document_destroy(d);
+	kp_arena_free(&l.strs);
 	kp_rules_free(r);
 	return NULL;
+}
+
+/* The built-in rules (struct kp_rules_builtin) under path's name. */
+static struct kp_rules *
+from_builtin(const char *path, struct kp_err *err)
+{
+	const struct kp_rules_builtin *b = &kp_rules_builtin;
+	struct kp_rules *r;
+
+	if ((r = calloc(1, sizeof(*r))) == NULL || (r->path = strdup(path)) == NULL) {
+		free(r);
+		kp_errf(err, KP_EXIT_ENV, "out of memory");
+		return NULL;
+	}
+	r->builtin = 1;
+	r->fu = b->fu;
+	r->roofline_pct = b->roofline_pct;
+	r->rules = b->rules;
+	r->nrules = b->nrules;
+	r->ncu_map = json_loads(b->ncu_map, 0, NULL);
+	r->sections = json_loads(b->sections, 0, NULL);
+	if (r->ncu_map == NULL || r->sections == NULL) {
+		kp_rules_free(r);
+		kp_errf(err, KP_EXIT_ENV, "out of memory");
+		return NULL;
+	}
+	return r;
+}
+
+struct kp_rules *
+kp_rules_load(const char *path, struct kp_err *err)
+{
+	struct kp_rules *r;
+	size_t len;
+	char *text;
+
+	if ((text = kp_read_file(path, &len, err)) == NULL)
+		return NULL;
+	if (kp_rules_builtin.yaml != NULL && len == kp_rules_builtin.ylen &&
+	    memcmp(text, kp_rules_builtin.yaml, len) == 0)
+		r = from_builtin(path, err);
+	else
+		r = kp_rules_parse(path, text, len, err);
+	free(text);
+	return r;
 }
 
 struct kp_rules *

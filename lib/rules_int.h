@@ -58,7 +58,33 @@ struct kp_rules {
 	json_t *sections;	/* evidence_sections: ncu section -> [metric prefix] */
 	struct kp_rule *rules;
 	size_t nrules;
+	int builtin;		/* rules is kp_rules_builtin's: not freed */
 };
+
+/*
+ * The shipped rules file compiled in (build/gen/rules_builtin.c, written by
+ * tools/rules-embed.c from references/rules/bottleneck_rules.yaml): a file
+ * whose bytes are yaml's is loaded from these structures, without libfyaml,
+ * which costs half of kp-decide's run on one kernel.  yaml NULL: none (the
+ * generator itself).  ncu_map and sections are compact JSON text.
+ */
+struct kp_err;
+
+struct kp_rules_builtin {
+	const char *yaml;
+	size_t ylen;
+	struct kp_followup fu;
+	double roofline_pct;
+	struct kp_rule *rules;
+	size_t nrules;
+	const char *ncu_map, *sections;
+};
+extern const struct kp_rules_builtin kp_rules_builtin;
+
+/* A rules file's text parsed (what kp_rules_load does when it is not the
+ * built-in one); errors name path and the line. */
+struct kp_rules *kp_rules_parse(const char *path, const char *text, size_t len,
+    struct kp_err *err);
 
 /* The evaluation context of one kernel (rules_eval.c, rules_derive.c). */
 struct ctx {

@@ -18,6 +18,7 @@
 #include <jansson.h>
 
 #include "kp_check.h"
+#include "kp_atomic.h"
 #include "rules_int.h"
 #include "kp_diag.h"
 #include "kp_hotspots.h"
@@ -551,6 +552,109 @@ START_TEST(test_rules_conditional_next_actions)
 }
 END_TEST
 
+#define SHIPPED KP_FIXTURES "/../../references/rules/bottleneck_rules.yaml"
+
+static void
+same_conds(const struct kp_cond *a, const struct kp_cond *b, size_t n, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		ck_assert_msg(strcmp(a[i].metric, b[i].metric) == 0, "%s: cond %zu", id, i);
+		ck_assert_msg(a[i].op == b[i].op, "%s: cond %zu op", id, i);
+		ck_assert_msg(memcmp(&a[i].value, &b[i].value, sizeof(double)) == 0,
+		    "%s: cond %zu value %.17g vs %.17g", id, i, a[i].value, b[i].value);
+	}
+}
+
+/* The compiled-in rules (build/gen/rules_builtin.c) are the shipped file's:
+ * its bytes, and field for field what parsing the file gives. */
+START_TEST(test_builtin_rules_are_the_shipped_file)
+{
+	struct kp_err err;
+	struct kp_rules *p, *b;
+	size_t len, i, k;
+	char *text = kp_read_file(SHIPPED, &len, &err);
+
+	ck_assert_msg(text != NULL, "%s", err.msg);
+	ck_assert_ptr_nonnull(kp_rules_builtin.yaml);
+	ck_assert_uint_eq(kp_rules_builtin.ylen, len);
+	ck_assert(memcmp(kp_rules_builtin.yaml, text, len) == 0);
+	p = kp_rules_parse(SHIPPED, text, len, &err);
+	ck_assert_msg(p != NULL, "%s", err.msg);
+	b = kp_rules_load(SHIPPED, &err);
+	ck_assert_msg(b != NULL, "%s", err.msg);
+	ck_assert_int_eq(p->builtin, 0);
+	ck_assert_int_eq(b->builtin, 1);
+	ck_assert_str_eq(b->path, SHIPPED);
+	ck_assert(memcmp(&p->fu, &b->fu, sizeof(p->fu)) == 0);
+	ck_assert(p->roofline_pct == b->roofline_pct);
+	ck_assert(json_equal(p->ncu_map, b->ncu_map));
+	ck_assert(json_equal(p->sections, b->sections));
+	ck_assert_uint_eq(p->nrules, b->nrules);
+	for (i = 0; i < p->nrules; i++) {
+		const struct kp_rule *x = &p->rules[i], *y = &b->rules[i];
+
+		ck_assert_str_eq(x->id, y->id);
+		ck_assert_int_eq(x->severity, y->severity);
+		ck_assert(x->weight == y->weight);
+		ck_assert_uint_eq(x->nall, y->nall);
+		ck_assert_uint_eq(x->nany, y->nany);
+		same_conds(x->all, y->all, x->nall, x->id);
+		same_conds(x->any, y->any, x->nany, x->id);
+		ck_assert_str_eq(x->evidence, y->evidence);
+		ck_assert_uint_eq(x->nactions, y->nactions);
+		for (k = 0; k < x->nactions; k++) {
+			ck_assert_str_eq(x->actions[k].text, y->actions[k].text);
+			ck_assert_uint_eq(x->actions[k].nall, y->actions[k].nall);
+			ck_assert_uint_eq(x->actions[k].nany, y->actions[k].nany);
+			same_conds(x->actions[k].all, y->actions[k].all, x->actions[k].nall, x->id);
+			same_conds(x->actions[k].any, y->actions[k].any, x->actions[k].nany, x->id);
+		}
+		ck_assert_uint_eq(x->noutranks, y->noutranks);
+		for (k = 0; k < x->noutranks; k++)
+			ck_assert_uint_eq(x->outranks[k], y->outranks[k]);
+		ck_assert_uint_eq(x->ngain, y->ngain);
+		for (k = 0; k < x->ngain; k++)
+			ck_assert_str_eq(x->gain[k], y->gain[k]);
+		ck_assert_int_eq(x->keep_at_roofline, y->keep_at_roofline);
+		ck_assert_int_eq(x->line, y->line);
+	}
+	kp_rules_free(p);
+	kp_rules_free(b);
+	free(text);
+}
+END_TEST
+
+/* A rules file that differs from the shipped one by a byte is parsed, not
+ * taken for the built-in set: an edited copy means what it says. */
+START_TEST(test_edited_rules_file_is_parsed)
+{
+	struct kp_err err;
+	char path[] = "/tmp/kp-check-rules-XXXXXX";
+	size_t len;
+	char *text = kp_read_file(SHIPPED, &len, &err), *at;
+	struct kp_rules *r;
+	int fd = mkstemp(path);
+
+	ck_assert_ptr_nonnull(text);
+	ck_assert_int_ge(fd, 0);
+	/* the same rules but for roofline_pct */
+	ck_assert_ptr_nonnull(at = strstr(text, "\nroofline_pct: 80"));
+	at[16] = '1';
+	ck_assert_int_eq(write(fd, text, len), (int)len);
+	close(fd);
+	r = kp_rules_load(path, &err);
+	unlink(path);
+	ck_assert_msg(r != NULL, "%s", err.msg);
+	ck_assert_int_eq(r->builtin, 0);
+	ck_assert(r->roofline_pct == 81);
+	ck_assert_uint_eq(r->nrules, kp_rules_builtin.nrules);
+	kp_rules_free(r);
+	free(text);
+}
+END_TEST
+
 /* The sections that measure a metric: every section with a matching prefix, in
  * the file's order; none for a metric no prefix names. */
 START_TEST(test_rules_metric_sections)
@@ -691,6 +795,8 @@ rules_suite(void)
 	tcase_add_test(tc, test_followup_each_branch);
 	tcase_add_test(tc, test_followup_without_rules_uses_defaults);
 	tcase_add_test(tc, test_rules_metric_sections);
+	tcase_add_test(tc, test_builtin_rules_are_the_shipped_file);
+	tcase_add_test(tc, test_edited_rules_file_is_parsed);
 	tcase_add_test(tc, test_rules_conditional_next_actions);
 	suite_add_tcase(s, tc);
 	return s;
