@@ -17,10 +17,10 @@
 #include "kp_arena.h"
 
 /*
- * Under AddressSanitizer every piece is its own malloc (the arena hands out
- * none, so callers fall back to malloc): ASan checks the bounds of heap
- * blocks, not of pieces of a mapping, and the CSV reader and the launch
- * blocks are what the fuzzers and the sanitizer run exercise.
+ * Under AddressSanitizer every piece is its own malloc, linked into the
+ * arena and freed with it: ASan checks the bounds of heap blocks, not of
+ * pieces of a mapping, and the CSV reader and the launch blocks are what the
+ * fuzzers and the sanitizer run exercise.
  */
 #if defined(__SANITIZE_ADDRESS__)
 #define KP_ASAN 1
@@ -41,14 +41,20 @@ struct chunk {
 	struct chunk *next;
 	size_t size;		/* of the mapping, this header included */
 };
+_Static_assert(sizeof(struct chunk) % 16 == 0, "pieces follow a chunk header 16-aligned");
 
 #ifdef KP_ASAN
 void *
 kp_arena_alloc(struct kp_arena *a, size_t n)
 {
-	(void)a;
-	(void)n;
-	return NULL;	/* the caller uses malloc */
+	struct chunk *c;
+
+	if (n > MAX_CHUNK / 2 || (c = malloc(sizeof(*c) + n)) == NULL)
+		return NULL;
+	c->next = a->chunk;
+	c->size = n;
+	a->chunk = c;
+	return c + 1;	/* malloc's alignment; the header is 16 bytes */
 }
 #else
 void *
@@ -114,7 +120,11 @@ kp_arena_free(struct kp_arena *a)
 
 	for (; c != NULL; c = next) {
 		next = c->next;
+#ifdef KP_ASAN
+		free(c);
+#else
 		munmap(c, c->size);
+#endif
 	}
 	a->chunk = NULL;
 	a->used = a->next_size = 0;
