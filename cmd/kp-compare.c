@@ -15,6 +15,7 @@
 #include "kp_atomic.h"
 #include "kp_compare.h"
 #include "kp_diag.h"
+#include "kp_heap.h"
 #include "kp_jsonl.h"
 #include "kp_yaml.h"
 #include "profile.h"
@@ -521,6 +522,7 @@ main(int argc, char *argv[])
 		case 'T': trend_mode = 1; break;
 		}
 	}
+	kp_heap_warm();	/* the run starts: its heap faulted in at once */
 	argc -= optind;
 	argv += optind;
 	if (output != NULL && *output == '\0')

@@ -12,6 +12,7 @@
 
 #include "kp_atomic.h"
 #include "kp_diag.h"
+#include "kp_heap.h"
 #include "kp_hotspots.h"
 #include "kp_jsonl.h"
 #include "kp_rules.h"
@@ -145,6 +146,7 @@ main(int argc, char *argv[])
 		case 'o': output = optarg; break;
 		}
 	}
+	kp_heap_warm();	/* the run starts: its heap faulted in at once */
 	if (optind != argc)
 		kp_usage(KP_EXIT_USAGE);
 	how = output != NULL ? KP_OUT_NAMED : KP_OUT_DERIVED;	/* -o: the user's file */

@@ -13,6 +13,7 @@
 
 #include "kp_atomic.h"
 #include "kp_diag.h"
+#include "kp_heap.h"
 #include "kp_jsonl.h"
 #include "kp_metrics.h"
 #include "profile.h"
@@ -164,6 +165,7 @@ main(int argc, char *argv[])
 			break;
 		}
 	}
+	kp_heap_warm();	/* the run starts: its heap faulted in at once */
 	argc -= optind;
 	argv += optind;
 	if (ninputs > 0 && argc > 0)

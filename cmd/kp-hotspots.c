@@ -13,6 +13,7 @@
 
 #include "kp_atomic.h"
 #include "kp_diag.h"
+#include "kp_heap.h"
 #include "kp_hotspots.h"
 #include "kp_jsonl.h"
 #include "kp_source.h"
@@ -212,6 +213,7 @@ main(int argc, char *argv[])
 			break;
 		}
 	}
+	kp_heap_warm();	/* the run starts: its heap faulted in at once */
 	argc -= optind;
 	argv += optind;
 	if (argc > 1 || (argc == 1 && input != NULL))

@@ -17,6 +17,7 @@
 
 #include "kp_atomic.h"
 #include "kp_diag.h"
+#include "kp_heap.h"
 #include "kp_jsonl.h"
 #include "kp_plot.h"
 #include "kp_specs.h"
@@ -198,6 +199,7 @@ main(int argc, char *argv[])
 			break;
 		}
 	}
+	kp_heap_warm();	/* the run starts: its heap faulted in at once */
 	argc -= optind;
 	argv += optind;
 	if (argc == 2 || argc > 3 || (argc == 3 && out != NULL))

@@ -8,6 +8,7 @@
 #include <jansson.h>
 
 #include "kp_diag.h"
+#include "kp_heap.h"
 #include "kp_jsonl.h"
 #include "kp_report.h"
 
@@ -30,6 +31,7 @@ main(int argc, char *argv[])
 		switch (c) {
 		}
 	}
+	kp_heap_warm();	/* the run starts: its heap faulted in at once */
 	argc -= optind;
 	argv += optind;
 	if (argc > 1)
