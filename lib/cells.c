@@ -130,7 +130,7 @@ mx_launch_keep(struct ex *x, struct kernel *k)
 	struct block *b;
 	double *kv;
 
-	if (k->samp == NULL && (k->samp = calloc(MX_KEEP, sizeof(*k->samp))) == NULL)
+	if (k->samp == NULL && (k->samp = calloc(x->keep, sizeof(*k->samp))) == NULL)
 		return -1;
 	if (need > UINT32_MAX / 2)
 		return -1;

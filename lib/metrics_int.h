@@ -104,7 +104,7 @@ struct kernel {
 	size_t span;		/* highest id + 1: its cells */
 	struct uover *uover;	/* rare: units other than the table's */
 	size_t nuover;
-	struct block **samp;	/* the kept launches, at most MX_KEEP */
+	struct block **samp;	/* the kept launches: x->keep slots (it only comes down) */
 	uint32_t nsamp;
 	uint64_t rng;		/* the reservoir's */
 	size_t budgeted;	/* bytes a block of this kernel counts in x->bytes */
