@@ -20,11 +20,15 @@ PROFILE := $(if $(wildcard cmd/kp-profile.sh),bin/kp-profile)
 
 all: $(PROGS) $(PROFILE)
 
-# Rebuild everything when the flavour (SANITIZE, STATIC, CFLAGS) changes.
+# Rebuild everything when the flavour (SANITIZE, CFLAGS) changes.
 FLAGS_NOW = $(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) $(DEPS_LIBS)
 build/.flags: FORCE
 	@mkdir -p build
 	@echo '$(FLAGS_NOW)' | cmp -s - $@ || echo '$(FLAGS_NOW)' > $@
+# ... and relink the programs when only their libraries do (STATIC).
+build/.proglibs: FORCE
+	@mkdir -p build
+	@echo '$(PROG_LIBS)' | cmp -s - $@ || echo '$(PROG_LIBS)' > $@
 
 build/lib/%.o: lib/%.c $(LIBHDR) build/.flags
 	@mkdir -p $(@D)
@@ -54,9 +58,9 @@ build/cmd/%.o: cmd/%.c $(LIBHDR) build/.flags
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -c -o $@ $<
 
-bin/%: build/cmd/%.o build/libkp.a
+bin/%: build/cmd/%.o build/libkp.a build/.proglibs
 	@mkdir -p bin
-	$(CC) $(LDFLAGS_ALL) -o $@ $< build/libkp.a $(DEPS_LIBS) -lm
+	$(CC) $(LDFLAGS_ALL) -o $@ $< build/libkp.a $(PROG_LIBS) -lm
 
 bin/kp-profile: cmd/kp-profile.sh
 	@mkdir -p bin

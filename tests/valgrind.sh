@@ -14,6 +14,13 @@ if ! command -v valgrind >/dev/null 2>&1; then
 	echo "valgrind: 0 passed, 1 failed"
 	exit 4
 fi
+# memcheck finds a program's malloc through the dynamic loader: on a static
+# binary it would see no heap, and pass every leak.
+if ! readelf -l "$top/bin/kp-extract" 2>/dev/null | grep -q 'program interpreter'; then
+	echo "valgrind: $top/bin/kp-extract is not dynamically linked: build with make STATIC=0" >&2
+	echo "valgrind: 0 passed, 1 failed"
+	exit 4
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT INT TERM
 pass=0 fail=0
