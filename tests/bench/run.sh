@@ -73,6 +73,7 @@ for c in "torch_mix 10 0" "torch_mix 100 0" "torch_mix 1024 0" "1000_kernels 100
 	[ "$mb" -le "$max" ] || { echo "| $name | $mb | skipped (BENCH_MAX_MB=$max) |"; continue; }
 	f=$tmp/in.csv
 	sh "$top/tests/bench/gen.sh" "$fix" "$mb" "$nk" "$f" || exit 4
+	sync	# the new file's writeback would share the 2 CPUs with the timed runs
 	bytes=$(wc -c < "$f")
 	launches=$(($(grep -c '^"' "$f") - 2))
 	kernels=$(sed '1,2d' "$f" | awk -F'","' '!s[$5]++' | wc -l)
@@ -107,6 +108,7 @@ echo "|---|---|---|---|---|"
 for n in 500 5000 20000; do
 	sh "$top/tests/bench/gen.sh" "$fix" "${n}l" 0 "$tmp/a.csv" || exit 4
 	cp "$tmp/a.csv" "$tmp/b.csv"
+	sync
 	bytes=$(($(wc -c < "$tmp/a.csv") * 2))
 	set -- $(measure "$tmp/merge" "$tmp/m.csv" basic="$tmp/a.csv" memory="$tmp/b.csv")
 	printf '| %-9s | %6s | %6s | %6s | %6s |\n' "$n" "$(awk -v b="$bytes" 'BEGIN { printf "%.0f", b / 1048576 }')" \
@@ -122,6 +124,7 @@ for mb in 100 1024; do
 	[ "$mb" -le "$max" ] || continue
 	f=$tmp/src.csv
 	sh "$top/tests/bench/gen-source.sh" "$srcfix" "$mb" "$f" || exit 4
+	sync
 	bytes=$(wc -c < "$f")
 	cat "$f" > /dev/null
 	set -- $(measure "$bin/kp-hotspots" -o "$tmp/hs.csv" "$f")
@@ -133,7 +136,10 @@ for mb in 100 1024; do
 	rm -f "$f" "$tmp/hs.csv"
 done
 
-# Start-up: --version, and a run on the small fixture (its inputs in place).
+# Start-up: --version, and a run on the small fixture (its inputs in place:
+# torch_mix's 200-launch page for kp-extract, the profile made from it for
+# kp-decide and kp-report, hgemm_v0's source page for kp-hotspots), and
+# kp-extract on hgemm_v0's one-launch pages.
 echo
 echo "start-up (ms wall, hyperfine median; /bin/true is this machine's floor)"
 d=$tmp/prof
@@ -144,9 +150,11 @@ hv=$top/tests/fixtures/h200/hgemm_v0
 ms() { awk -v s="$1" 'BEGIN { printf "%.1f", s * 1000 }'; }
 HRUNS=20
 export HRUNS
-printf '| %-14s | %9s | %16s |\n' program --version "small fixture"
-echo "|---|---|---|"
-printf '| %-14s | %9s | %16s |\n' /bin/true "$(ms "$(hsec /bin/true)")" ""
+# kp-extract also on hgemm_v0's one-launch pages: the basic set and the full set
+printf '| %-14s | %9s | %16s | %12s | %12s |\n' program --version "small fixture" \
+    "1 launch, basic" "1 launch, full"
+echo "|---|---|---|---|---|"
+printf '| %-14s | %9s | %16s | %12s | %12s |\n' /bin/true "$(ms "$(hsec /bin/true)")" "" "" ""
 for p in "$bin"/kp-*; do
 	[ -x "$p" ] || continue
 	b=$(basename "$p")
@@ -157,7 +165,11 @@ for p in "$bin"/kp-*; do
 	kp-report) run="$p $d" ;;
 	*) run= ;;
 	esac
-	r=
+	r= r1= r2=
 	[ -n "$run" ] && r=$(ms "$(hsec "$run")")
-	printf '| %-14s | %9s | %16s |\n' "$b" "$(ms "$(hsec "$p --version")")" "$r"
+	if [ "$b" = kp-extract ]; then
+		r1=$(ms "$(hsec "$p -o $d/x1 $hv/basic_raw.csv")")
+		r2=$(ms "$(hsec "$p -o $d/x2 $hv/full_raw.csv")")
+	fi
+	printf '| %-14s | %9s | %16s | %12s | %12s |\n' "$b" "$(ms "$(hsec "$p --version")")" "$r" "$r1" "$r2"
 done
