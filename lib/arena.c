@@ -13,6 +13,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "kp_arena.h"
 
@@ -44,30 +45,49 @@ struct chunk {
 _Static_assert(sizeof(struct chunk) % 16 == 0, "pieces follow a chunk header 16-aligned");
 
 #ifdef KP_ASAN
-void *
-kp_arena_alloc(struct kp_arena *a, size_t n)
+static void *
+piece(struct kp_arena *a, size_t n, size_t align)
 {
 	struct chunk *c;
 
-	if (n > MAX_CHUNK / 2 || (c = malloc(sizeof(*c) + n)) == NULL)
+	(void)align;	/* malloc's alignment; the header is 16 bytes */
+	if (n > SIZE_MAX - sizeof(*c) || (c = malloc(sizeof(*c) + n)) == NULL)
 		return NULL;
 	c->next = a->chunk;
 	c->size = n;
 	a->chunk = c;
-	return c + 1;	/* malloc's alignment; the header is 16 bytes */
+	return c + 1;
 }
 #else
-void *
-kp_arena_alloc(struct kp_arena *a, size_t n)
+/* n bytes at a multiple of align (a power of two, at most 16) */
+static void *
+piece(struct kp_arena *a, size_t n, size_t align)
 {
 	struct chunk *c;
-	size_t size;
+	size_t size, at;
 	void *p;
 
-	n = (n + 15) & ~(size_t)15;
-	if (n > MAX_CHUNK / 2)
-		return NULL;	/* the caller uses malloc */
-	if (a->chunk == NULL || a->used + n > ((struct chunk *)a->chunk)->size) {
+	if (n > MAX_CHUNK / 2) {	/* a mapping of its own, behind the current chunk */
+		if (n > SIZE_MAX - 2 * sizeof(struct chunk))
+			return NULL;
+		size = n + sizeof(struct chunk);
+		if ((p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		    -1, 0)) == MAP_FAILED)
+			return NULL;
+		c = p;
+		c->size = size;
+		if (a->chunk == NULL) {
+			c->next = NULL;
+			a->chunk = c;
+			a->used = size;	/* full: the next piece starts a chunk */
+		} else {
+			c->next = ((struct chunk *)a->chunk)->next;
+			((struct chunk *)a->chunk)->next = c;
+		}
+		return c + 1;
+	}
+	at = (a->used + align - 1) & ~(align - 1);
+	if (a->chunk == NULL || at + n > ((struct chunk *)a->chunk)->size) {
 		size = a->next_size ? a->next_size : FIRST_CHUNK;
 		while (size < n + sizeof(struct chunk) + 16)
 			size *= 2;
@@ -79,14 +99,31 @@ kp_arena_alloc(struct kp_arena *a, size_t n)
 		c->next = a->chunk;
 		c->size = size;
 		a->chunk = c;
-		a->used = (sizeof(struct chunk) + 15) & ~(size_t)15;
+		at = sizeof(struct chunk);
 		a->next_size = size < MAX_CHUNK ? size * 2 : MAX_CHUNK;
 	}
-	p = (char *)a->chunk + a->used;
-	a->used += n;
-	return p;
+	a->used = at + n;
+	return (char *)a->chunk + at;
 }
 #endif
+
+void *
+kp_arena_alloc(struct kp_arena *a, size_t n)
+{
+	return piece(a, n, 16);
+}
+
+char *
+kp_arena_strndup(struct kp_arena *a, const char *s, size_t n)
+{
+	char *d;
+
+	if (n == SIZE_MAX || (d = piece(a, n + 1, 1)) == NULL)
+		return NULL;
+	memcpy(d, s, n);
+	d[n] = '\0';
+	return d;
+}
 
 void *
 kp_populated(size_t n)

@@ -4,6 +4,7 @@
  * metrics_all.json formatted straight into a buffer or a FILE).
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,33 +47,67 @@ mx_jset_key(json_t *o, const char *key, json_t *v)
 	return mx_jset(s, key + 7, v);
 }
 
+/*
+ * The length of s when jansson writes it as it is, quoted (printable ASCII
+ * without '"' or '\\'), else SIZE_MAX.
+ */
+static size_t
+plain_len(const char *s)
+{
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)s; *p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\'; p++)
+		;
+	return *p == '\0' ? (size_t)(p - (const unsigned char *)s) : SIZE_MAX;
+}
+
+/* s quoted into d, which has n + 3 bytes (n = plain_len(s)) */
+static char *
+quote(char *d, const char *s, size_t n)
+{
+	d[0] = '"';
+	memcpy(d + 1, s, n);
+	d[n + 1] = '"';
+	d[n + 2] = '\0';
+	return d;
+}
+
 /* s as jansson writes it as a JSON string, malloc'd; NULL if it refuses. */
 char *
 mx_jesc(const char *s)
 {
-	const unsigned char *p;
+	size_t n = plain_len(s);
 	json_t *j;
 	char *d;
-	size_t n;
 
-	/* printable ASCII without '"' or '\\': jansson writes it as it is, quoted */
-	for (p = (const unsigned char *)s; *p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\'; p++)
-		;
-	if (*p == '\0') {
-		n = (size_t)(p - (const unsigned char *)s);
-		if ((d = malloc(n + 3)) == NULL)
-			return NULL;
-		d[0] = '"';
-		memcpy(d + 1, s, n);
-		d[n + 1] = '"';
-		d[n + 2] = '\0';
-		return d;
-	}
+	if (n != SIZE_MAX)
+		return (d = malloc(n + 3)) == NULL ? NULL : quote(d, s, n);
 	if ((j = json_string(s)) == NULL)
 		return NULL;
 	d = json_dumps(j, JSON_ENCODE_ANY | JSON_COMPACT);
 	json_decref(j);
 	return d;
+}
+
+char *
+mx_strdup(struct ex *x, const char *s)
+{
+	return kp_arena_strndup(&x->strs, s, strlen(s));
+}
+
+char *
+mx_jesc_in(struct ex *x, const char *s)
+{
+	size_t n = plain_len(s);
+	char *d, *e;
+
+	if (n != SIZE_MAX)
+		return (d = kp_arena_alloc(&x->strs, n + 3)) == NULL ? NULL : quote(d, s, n);
+	if ((d = mx_jesc(s)) == NULL)
+		return NULL;
+	e = kp_arena_strndup(&x->strs, d, strlen(d));
+	free(d);
+	return e;
 }
 
 /* jansson's key order (strcmp), "stalls.x" sorting as "stalls", then "x" */
@@ -236,12 +271,9 @@ mx_put_num(char *p, double v)
 int
 mx_put_jstr(FILE *fp, const char *s)
 {
-	const unsigned char *p;
 	char *e;
 
-	for (p = (const unsigned char *)s; *p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\'; p++)
-		;
-	if (*p == '\0') {
+	if (plain_len(s) != SIZE_MAX) {
 		putc('"', fp);
 		fputs(s, fp);
 		putc('"', fp);

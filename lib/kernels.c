@@ -239,14 +239,11 @@ mx_metric_get(struct ex *x, const char *name, const char *unit)
 	}
 	m = &x->m[x->nm];
 	memset(m, 0, sizeof(*m));
-	m->name = strdup(name);
-	m->unit = strdup(unit);
+	m->name = mx_strdup(x, name);
+	m->unit = mx_strdup(x, unit);
 	m->hash = h;
-	if (m->name == NULL || m->unit == NULL) {
-		free(m->name);
-		free(m->unit);
+	if (m->name == NULL || m->unit == NULL)
 		return -1;
-	}
 	x->mslot[j] = (uint32_t)++x->nm;
 	if (x->nm * 2 > x->mslots && mslot_grow(x) < 0)
 		return -1;
@@ -307,13 +304,7 @@ mx_metric_unit(const struct ex *x, const struct kernel *k, uint32_t id)
 void
 mx_metrics_free(struct ex *x)
 {
-	size_t i;
-
-	for (i = 0; i < x->nm; i++) {
-		free(x->m[i].name);
-		free(x->m[i].unit);
-		free(x->m[i].jname);
-	}
+	/* their names, units and JSON names are in x->strs */
 	free(x->m);
 	free(x->mslot);
 	free(x->byname);

@@ -64,6 +64,7 @@ ex_free(struct ex *x)
 	free(x->k);
 	free(x->kslot);
 	kp_arena_free(&x->arena);	/* after the kernels: their first blocks */
+	kp_arena_free(&x->strs);	/* after the metrics and columns */
 	free(x->l.val);
 	free(x->l.rank);
 	free(x->l.cells);

@@ -149,6 +149,7 @@ struct launch {
 struct ex {
 	size_t keep;		/* launches each kernel's sample holds (MX_KEEP or fewer) */
 	struct kp_arena arena;	/* the samples' first blocks (cells.c) */
+	struct kp_arena strs;	/* names, units, headers: freed with x (mx_strdup) */
 	size_t arena_used;	/* bytes of it handed out, at most MX_ARENA */
 	size_t bytes;		/* a block of every kernel: sum of kernel.budgeted */
 	int short_maps;		/* kernels' metrics: the key ones (metrics_all.json has all) */
@@ -222,6 +223,9 @@ json_t *mx_jnum(double v);
 int mx_jset(json_t *o, const char *key, json_t *v);
 int mx_jset_key(json_t *o, const char *key, json_t *v);
 char *mx_jesc(const char *s);
+/* The same in x->strs, and a copy of s there; NULL out of memory (or refused). */
+char *mx_jesc_in(struct ex *x, const char *s);
+char *mx_strdup(struct ex *x, const char *s);
 int mx_keycmp(const char *a, const char *b);
 int mx_jkeys_update(struct ex *x);
 char *mx_put_str(char *p, const char *s);

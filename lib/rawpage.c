@@ -14,11 +14,7 @@
 void
 mx_cols_free(struct ex *x)
 {
-	size_t i;
-
-	for (i = 0; i < x->ncols; i++)
-		free(x->cols[i].unit);
-	free(x->cols);
+	free(x->cols);	/* their units are in x->strs */
 	x->cols = NULL;
 	x->ncols = 0;
 	free(x->keycols);
@@ -63,7 +59,7 @@ raw_units(struct ex *x, struct kp_csv *c, char **hdr, size_t nh, size_t first,
 		}
 		cl->scale = u.scale;
 		cl->known = u.known;
-		if ((cl->unit = strdup(u.known ? u.base : f->s)) == NULL ||
+		if ((cl->unit = mx_strdup(x, u.known ? u.base : f->s)) == NULL ||
 		    (m = mx_metric_get(x, hdr[i], cl->unit)) < 0)
 			return mx_nomem(err);
 		cl->id = (uint32_t)m;
@@ -288,7 +284,7 @@ mx_read_raw(struct ex *x, struct kp_csv *c, struct kp_err *err)
 	/* Metric columns follow "CC" (the launch columns come first). */
 	first = fx.cc >= 0 ? (size_t)fx.cc + 1 : (size_t)fx.name + 1;
 	for (i = 0; i < nh; i++)
-		if ((hdr[i] = strdup(kp_csv_field(c, i)->s)) == NULL) {
+		if ((hdr[i] = mx_strdup(x, kp_csv_field(c, i)->s)) == NULL) {
 			mx_nomem(err);
 			goto out;
 		}
@@ -310,9 +306,7 @@ mx_read_raw(struct ex *x, struct kp_csv *c, struct kp_err *err)
 	if (r == 0 && settle(x, first, err) == 0)
 		rc = 0;
 out:
-	for (i = 0; i < nh; i++)
-		free(hdr[i]);
-	free(hdr);
+	free(hdr);	/* its names are in x->strs */
 	mx_cols_free(x);
 	return rc;
 }

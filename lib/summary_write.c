@@ -539,7 +539,7 @@ put_short_map(struct ex *x, struct wb *fp, struct kernel *k, int units)
 			m->key = (signed char)(kp_key_metric(m->name) + 1);
 		if (x->short_maps && m->key == 1)
 			continue;
-		if (m->jname == NULL && (m->jname = mx_jesc(m->name)) == NULL)
+		if (m->jname == NULL && (m->jname = mx_jesc_in(x, m->name)) == NULL)
 			return -1;
 		wb_puts(fp, n++ > 0 ? ",\n        " : "\n        ");
 		wb_puts(fp, m->jname);
@@ -755,7 +755,7 @@ write_map(struct ex *x, struct wb *fp, const struct kernel *k, int units, const 
 		if (id >= k->span || !x->hasmed[id])
 			continue;
 		wb_puts(fp, n++ > 0 ? ",\n        " : "\n        ");
-		if (m->jname == NULL && (m->jname = mx_jesc(m->name)) == NULL)
+		if (m->jname == NULL && (m->jname = mx_jesc_in(x, m->name)) == NULL)
 			return kp_errf(err, KP_EXIT_DATA, "%s: a metric name jansson refuses", path);
 		wb_puts(fp, m->jname);
 		wb_puts(fp, ": ");

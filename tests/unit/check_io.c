@@ -1,4 +1,5 @@
 /* Unit tests for atomic.c, jsonl.c, yaml.c and diag.c. */
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -13,6 +14,7 @@
 #include <libfyaml.h>
 
 #include "kp_check.h"
+#include "kp_arena.h"
 #include "kp_atomic.h"
 #include "kp_diag.h"
 #include "kp_jsonl.h"
@@ -352,6 +354,41 @@ START_TEST(test_atomic_temporary_removed_on_signal)
 }
 END_TEST
 
+/* Arena pieces: aligned, kept apart, a big one on its own mapping, all freed at once. */
+START_TEST(test_arena_pieces_and_strings)
+{
+	struct kp_arena a = { 0 };
+	char *s[400], *big, *after;
+	char want[32];
+	void *p;
+	size_t i;
+
+	for (i = 0; i < 400; i++) {	/* past the first 64 KB chunk */
+		snprintf(want, sizeof want, "metric_%zu", i);
+		ck_assert_ptr_nonnull(s[i] = kp_arena_strndup(&a, want, strlen(want)));
+		ck_assert_ptr_nonnull(p = kp_arena_alloc(&a, 200));
+		ck_assert_uint_eq((uintptr_t)p % 16, 0);
+		memset(p, 0xff, 200);	/* may not reach a string */
+	}
+	ck_assert_ptr_nonnull(big = kp_arena_alloc(&a, (size_t)3 << 20));
+	ck_assert_uint_eq((uintptr_t)big % 16, 0);
+	memset(big, 'x', (size_t)3 << 20);
+	ck_assert_ptr_nonnull(after = kp_arena_strndup(&a, "abc\0def", 7));
+	ck_assert_int_eq(memcmp(after, "abc\0def", 8), 0);
+	for (i = 0; i < 400; i++) {
+		snprintf(want, sizeof want, "metric_%zu", i);
+		ck_assert_str_eq(s[i], want);
+	}
+	kp_arena_free(&a);
+	ck_assert_ptr_null(a.chunk);
+	/* a big piece first, then small ones */
+	ck_assert_ptr_nonnull(kp_arena_alloc(&a, (size_t)1 << 20));
+	ck_assert_ptr_nonnull(after = kp_arena_strndup(&a, "x", 1));
+	ck_assert_str_eq(after, "x");
+	kp_arena_free(&a);
+}
+END_TEST
+
 static Suite *
 io_suite(void)
 {
@@ -374,6 +411,7 @@ io_suite(void)
 	tcase_add_test(tc, test_yaml_file_error_is_file_line_col);
 	tcase_add_test(tc, test_artifact_beside);
 	tcase_add_test(tc, test_atomic_temporary_removed_on_signal);
+	tcase_add_test(tc, test_arena_pieces_and_strings);
 	suite_add_tcase(s, tc);
 	return s;
 }
