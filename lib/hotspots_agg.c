@@ -305,6 +305,53 @@ first_in_copy(struct agg *g, size_t fi, const char *addr)
 	return 1;
 }
 
+/* Digest d into g->seen: 1 it was there, 0 added, -1 out of memory. */
+static int
+seen_put(struct agg *g, uint64_t d)
+{
+	size_t i, mask;
+
+	if ((g->nseen + 1) * 2 > g->cseen) {
+		size_t c = g->cseen ? g->cseen * 2 : 1024, j;
+		uint64_t *t;
+
+		if (c > SIZE_MAX / sizeof(*t) || (t = calloc(c, sizeof(*t))) == NULL)
+			return -1;
+		for (j = 0; j < g->cseen; j++) {
+			if (g->seen[j] == 0)
+				continue;
+			for (i = g->seen[j] & (c - 1); t[i] != 0; i = (i + 1) & (c - 1))
+				;
+			t[i] = g->seen[j];
+		}
+		free(g->seen);
+		g->seen = t;
+		g->cseen = c;
+	}
+	mask = g->cseen - 1;
+	for (i = d & mask; g->seen[i] != 0; i = (i + 1) & mask)
+		if (g->seen[i] == d)
+			return 1;
+	g->seen[i] = d;
+	g->nseen++;
+	return 0;
+}
+
+/*
+ * The block's digest: its file and function (each with its NUL) and its
+ * checksum, mixed; never 0.
+ */
+static uint64_t
+block_digest(const struct agg *g)
+{
+	uint64_t h = kp_fnv1a(g->bfile, strlen(g->bfile) + 1, KP_FNV1A_INIT);
+
+	h = kp_fnv1a(g->bfunc, strlen(g->bfunc) + 1, h);
+	h = (h ^ g->sum) * 0x9e3779b97f4a7c15ULL;
+	h ^= h >> 32;
+	return h != 0 ? h : 1;
+}
+
 /* Merge the pending block into the sums. */
 static int
 pending_merge(struct agg *g)
@@ -317,9 +364,7 @@ pending_merge(struct agg *g)
 
 	if (!g->open)
 		return 0;
-	snprintf(sum, sizeof(sum), "%016llx", (unsigned long long)g->sum);
-	if ((key = keyf(g, g->bfile, g->bfunc, 0, sum)) == NULL ||
-	    (r = kp_strmap_get_put(&g->blocks, key, &v)) < 0)
+	if ((r = seen_put(g, block_digest(g))) < 0)
 		return -1;
 	if (r == 1 && g->nrows > 0) {	/* an exact repeat of an earlier block */
 		g->duplicates++;
@@ -408,7 +453,7 @@ hs_agg_free(struct agg *g)
 	kp_strmap_free(&g->fnaddr);
 	free(g->facopy);
 	free(g->key);
-	kp_strmap_free(&g->blocks);
+	free(g->seen);
 	free(g->bfile);
 	free(g->bfunc);
 	kp_src_close(g->src);

@@ -66,7 +66,13 @@ struct agg {
 	struct kp_strmap fnaddr;	/* "fn index\x1f\x1f0\x1faddress" -> facopy */
 	size_t *facopy;		/* the launch copy that last counted it */
 	size_t nfa, cfa;
-	struct kp_strmap blocks;	/* "file\x1ffunction\x1fchecksum" of merged blocks */
+	/*
+	 * Digests of (file, function, checksum) of the merged blocks, an open
+	 * table (0: empty): 8 bytes a block, where a string key was ~150, so a
+	 * page of many launch copies stays small.
+	 */
+	uint64_t *seen;
+	size_t nseen, cseen;
 	/* the pending block */
 	char *bfile, *bfunc;
 	struct prow *rows;
