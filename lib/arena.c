@@ -54,7 +54,7 @@ piece(struct kp_arena *a, size_t n, size_t align)
 	if (n > SIZE_MAX - sizeof(*c) || (c = malloc(sizeof(*c) + n)) == NULL)
 		return NULL;
 	c->next = a->chunk;
-	c->size = n;
+	c->size = sizeof(*c) + n;
 	a->chunk = c;
 	return c + 1;
 }

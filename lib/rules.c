@@ -85,16 +85,11 @@ static const char *
 scalar(struct ld *l, struct fy_node *n)
 {
 	const char *s;
-	char *t;
 	size_t len;
 
 	if (n == NULL || !fy_node_is_scalar(n) || (s = fy_node_get_scalar(n, &len)) == NULL)
 		return NULL;
-	if ((t = kp_arena_alloc(&l->strs, len + 1)) == NULL)
-		return NULL;
-	memcpy(t, s, len);
-	t[len] = '\0';
-	return t;
+	return kp_arena_strndup(&l->strs, s, len);
 }
 
 /* A plain (unquoted) scalar that is a finite number. */
