@@ -5,7 +5,8 @@
  * once.  From malloc, every fresh page of them costs a page fault, and on a
  * virtual machine a fault costs more than filling the page; an arena maps
  * its chunks with MAP_POPULATE, so the kernel fills each chunk in one call.
- * Chunks start small (a one-launch file stays cheap) and double to 1 MiB.
+ * Chunks start small (a one-launch file stays cheap) and double to 256 KiB
+ * (populated whole: a bigger one would hold pages nothing uses yet).
  * kp_populated() is one such mapping on its own, for a big buffer that will
  * be written whole (the CSV reader's, the medians' columns).
  */
@@ -32,7 +33,7 @@
 #endif
 
 #define FIRST_CHUNK ((size_t)64 << 10)
-#define MAX_CHUNK ((size_t)1 << 20)
+#define MAX_CHUNK ((size_t)256 << 10)
 
 #ifndef MAP_POPULATE
 #define MAP_POPULATE 0

@@ -116,22 +116,109 @@ mx_block_free(struct block *b)
 		free(b);
 }
 
+/* ---- packed cells (mx_cell_next) ---- */
+
+/* The code of cell c of metric j; 0 when it is the reference's. */
+static uint64_t
+cell_code(const struct ex *x, size_t j, uint32_t c)
+{
+	uint64_t w;
+
+	if (j < x->nref && c == x->ref[j] && !(c & CELL_ESC))
+		return 0;
+	if (c == CELL_ABSENT)
+		return 1;
+	if (c & CELL_ESC)
+		return 3 + 2 * (uint64_t)(c & ~CELL_ESC);
+	w = (uint64_t)(c & CELL_MANT) << 5 | (uint64_t)((c >> 26) & 15) << 1 | (c >> 30 & 1);
+	return 2 + 2 * w;
+}
+
+/* The first launch packed is the reference of all (its decimal cells). */
+static int
+ref_set(struct ex *x, const struct launch *l)
+{
+	size_t j;
+
+	if (x->ref != NULL || l->ncells == 0)
+		return 0;
+	if ((x->ref = malloc(l->ncells * sizeof(*x->ref))) == NULL)
+		return -1;
+	for (j = 0; j < l->ncells; j++)
+		x->ref[j] = l->cells[j] & CELL_ESC ? CELL_ESC : l->cells[j];
+	x->nref = l->ncells;
+	return 0;
+}
+
 /*
- * Keep the launch's cells and key values in the kernel's sample; -1 out of
- * memory.  A replacement reuses its slot's block when it fits.
+ * l's cells packed into x->pack (room for the widest codes: a varint of 34
+ * bits is 5 bytes, a run's two codes stand for two cells or more); their
+ * bytes, -1 out of memory.
+ */
+static long
+pack(struct ex *x, const struct launch *l)
+{
+	size_t j, run;
+	unsigned char *p;
+
+	if (ref_set(x, l) < 0)
+		return -1;
+	if (l->ncells > UINT32_MAX / 8)
+		return -1;
+	if (5 * l->ncells > x->packcap) {
+		unsigned char *np = realloc(x->pack, 5 * l->ncells);
+
+		if (np == NULL)
+			return -1;
+		x->pack = np;
+		x->packcap = 5 * l->ncells;
+	}
+	p = x->pack;
+	for (j = 0; j < l->ncells; j++) {
+		uint64_t v;
+
+		/* the run of the reference's cells, then one code */
+		for (run = 0; j < l->ncells && j < x->nref && l->cells[j] == x->ref[j] &&
+		    !(l->cells[j] & CELL_ESC); j++)
+			run++;
+		if (run > 0) {	/* 0, then the run's length less one */
+			uint64_t r = run - 1;
+
+			*p++ = 0;
+			for (; r >= 0x80; r >>= 7)
+				*p++ = (unsigned char)(r | 0x80);
+			*p++ = (unsigned char)r;
+		}
+		if (j == l->ncells)
+			break;
+		v = cell_code(x, j, l->cells[j]);
+		for (; v >= 0x80; v >>= 7)
+			*p++ = (unsigned char)(v | 0x80);
+		*p++ = (unsigned char)v;
+	}
+	return (long)(p - x->pack);
+}
+
+/*
+ * Keep the launch's cells (packed) or its text, and its key values, in the
+ * kernel's sample; -1 out of memory.  A replacement reuses its slot's block
+ * when it fits.
  */
 int
 mx_launch_keep(struct ex *x, struct kernel *k)
 {
 	struct launch *l = &x->l;
-	size_t slot, i, nkv = x->nkeys;
-	size_t need = (l->nover + nkv) * sizeof(double) +
-	    (l->text != NULL ? l->ntext + 1 : l->ncells * sizeof(uint32_t));
+	size_t slot, i, nkv = x->nkeys, need;
+	long np = 0;
 	struct block *b;
 	double *kv;
 
 	if (k->samp == NULL && (k->samp = calloc(x->keep, sizeof(*k->samp))) == NULL)
 		return -1;
+	if (l->text == NULL && (np = pack(x, l)) < 0)
+		return -1;
+	need = (l->nover + nkv) * sizeof(double) +
+	    (l->text != NULL ? l->ntext + 1 : (size_t)np);
 	if (need > UINT32_MAX / 2)
 		return -1;
 	if (k->nsamp < x->keep)
@@ -144,6 +231,8 @@ mx_launch_keep(struct ex *x, struct kernel *k)
 
 		if ((nb = block_new(x, need)) == NULL)
 			return -1;
+		if (l->text != NULL)
+			x->text_used += sizeof(*nb) + nb->cap;
 		mx_block_free(b);
 		b = nb;
 		k->samp[slot] = b;
@@ -152,6 +241,7 @@ mx_launch_keep(struct ex *x, struct kernel *k)
 	b->nover = (uint32_t)l->nover;
 	b->nkv = (uint32_t)nkv;
 	b->ntext = 0;
+	b->npack = (uint32_t)np;
 	if (l->nover > 0)
 		memcpy(b->over, l->over, l->nover * sizeof(double));
 	kv = b->over + l->nover;
@@ -168,24 +258,45 @@ mx_launch_keep(struct ex *x, struct kernel *k)
 		for (p = t; p < e && (p = memchr(p, '\0', (size_t)(e - p))) != NULL; p++)
 			*p = '"';
 		b->ntext = (uint32_t)l->ntext;
-	} else if (l->ncells > 0)
-		memcpy(kv + nkv, l->cells, l->ncells * sizeof(uint32_t));
+	} else
+		memcpy(kv + nkv, x->pack, (size_t)np);
 	return 0;
 }
 
 /*
- * Block slot of kernel k, which holds a record's text, rebuilt with the cells
- * now in l (l->over, l->ncells) and its own key values: in place when they
- * fit (the text is parsed already; the cells are about half its size), else
- * in a new block; -1 out of memory.
+ * Whether kernel k's launch now starting may keep ntext bytes of its record
+ * as text: in its slot's block, or in a new one while the text blocks take
+ * less than MX_TEXT.
  */
 int
-mx_block_settle(struct kernel *k, size_t slot, const struct launch *l)
+mx_text_room(const struct ex *x, const struct kernel *k, size_t ntext)
+{
+	size_t need = x->nkeys * sizeof(double) + ntext + 1;
+	const struct block *b;
+
+	if (k->nsamp >= x->keep && x->l.slot < k->nsamp &&
+	    (b = k->samp[x->l.slot]) != NULL && b->cap >= need)
+		return 1;
+	return x->text_used + sizeof(*b) + need + need / 8 <= MX_TEXT;
+}
+
+/*
+ * Block slot of kernel k, which holds a record's text, rebuilt with the cells
+ * now in l (l->over, l->ncells) packed and its own key values: in place when
+ * they fit (the text is parsed already; packed cells are a third of it),
+ * else in a new block; -1 out of memory.
+ */
+int
+mx_block_settle(struct ex *x, struct kernel *k, size_t slot, const struct launch *l)
 {
 	struct block *b = k->samp[slot], *nb = b;
-	size_t need = (l->nover + b->nkv) * sizeof(double) + l->ncells * sizeof(uint32_t);
+	long np;
+	size_t need;
 	double *kv;
 
+	if ((np = pack(x, l)) < 0)
+		return -1;
+	need = (l->nover + b->nkv) * sizeof(double) + (size_t)np;
 	if (need > UINT32_MAX / 2)
 		return -1;
 	if (need > b->cap) {
@@ -200,11 +311,11 @@ mx_block_settle(struct kernel *k, size_t slot, const struct launch *l)
 	memmove(kv, b->over + b->nover, b->nkv * sizeof(double));
 	if (l->nover > 0)
 		memcpy(nb->over, l->over, l->nover * sizeof(double));
-	if (l->ncells > 0)
-		memcpy(kv + nb->nkv, l->cells, l->ncells * sizeof(uint32_t));
+	memcpy(kv + nb->nkv, x->pack, (size_t)np);
 	nb->ncells = (uint32_t)l->ncells;
 	nb->nover = (uint32_t)l->nover;
 	nb->ntext = 0;
+	nb->npack = (uint32_t)np;
 	if (nb != b) {
 		mx_block_free(b);
 		k->samp[slot] = nb;

@@ -68,6 +68,8 @@ ex_free(struct ex *x)
 	free(x->l.val);
 	free(x->l.rank);
 	free(x->l.cells);
+	free(x->ref);
+	free(x->pack);
 	free(x->l.over);
 	json_decref(x->l.all);
 	json_decref(x->inputs);

@@ -111,7 +111,8 @@ raw_kernel_cols(struct kernel *k, struct ex *x, size_t first, struct kp_err *err
 
 /*
  * Keep the launch's record as text (l.text) when it is pending in the form
- * ncu prints (which has no NUL of its own); 0 to parse it now.  A field that
+ * ncu prints (which has no NUL of its own) and the text blocks have room
+ * (mx_text_room); 0 to parse it now.  A field that
  * kp_csv_pick() sets gets a NUL for its closing quote (the launch columns
  * now, the keys' next), so every NUL of the text is a quote, put back when
  * mx_launch_keep() copies it.
@@ -124,7 +125,7 @@ defer(struct ex *x, struct kp_csv *c)
 
 	/* a CR inside the last quotes: picking that field would NUL it too */
 	if (t == NULL || len > UINT32_MAX / 4 || (len >= 2 && t[len - 1] == '"' &&
-	    t[len - 2] == '\r'))
+	    t[len - 2] == '\r') || !mx_text_room(x, x->l.k, len))
 		return 0;
 	x->l.text = t;
 	x->l.ntext = len;
@@ -181,7 +182,7 @@ settle(struct ex *x, size_t first, struct kp_err *err)
 					return mx_nomem(err);
 				x->l.cells[cl->id] = cell;
 			}
-			if (mx_block_settle(k, s, &x->l) < 0)
+			if (mx_block_settle(x, k, s, &x->l) < 0)
 				return mx_nomem(err);
 		}
 	}
@@ -217,7 +218,9 @@ raw_row(struct ex *x, struct kp_csv *c, const struct fixed *fx, char **hdr, size
 	 * A launch that enters the sample is most often evicted before the end
 	 * of the file (Algorithm R admits ~64(1 + ln(n/64)) of n): it keeps its
 	 * record's text, parsed into cells by settle() only if it is still in
-	 * the sample then.
+	 * the sample then, while the text blocks have room (MX_TEXT: a thousand
+	 * kernels' samples as text would be 4 MB); past it, its cells are
+	 * parsed and packed now.
 	 */
 	if (x->l.keep && x->l.all == NULL && defer(x, c))
 		x->l.keep = 0;	/* for the keys' cells: no doubles of its own yet */

@@ -147,6 +147,7 @@ kernel_medians(struct ex *x, struct kernel *k)
 {
 	double *col;
 	size_t cnt[TILE], m0, j, s, colsize;
+	struct mx_cursor *cur;
 	int mapped;
 
 	if (metric_order(x) < 0)
@@ -165,19 +166,34 @@ kernel_medians(struct ex *x, struct kernel *k)
 		x->medk = NULL;
 		return -1;
 	}
+	/* each block's packed cells, read a tile at a time */
+	if ((cur = malloc(k->nsamp * sizeof(*cur))) == NULL) {
+		if (mapped)
+			kp_populated_free(col, colsize);
+		else
+			free(col);
+		x->medk = NULL;
+		return -1;
+	}
+	for (s = 0; s < k->nsamp; s++) {
+		cur[s].p = mx_block_cells(k->samp[s]);
+		cur[s].same = 0;
+	}
 	for (m0 = 0; m0 < k->span; m0 += TILE) {
 		size_t nt = k->span - m0 < TILE ? k->span - m0 : TILE;
 
 		memset(cnt, 0, sizeof(cnt));
 		for (s = 0; s < k->nsamp; s++) {
 			const struct block *b = k->samp[s];
-			const uint32_t *cells = (const uint32_t *)(b->over + b->nover + b->nkv);
 			size_t end = b->ncells < m0 + nt ? b->ncells : m0 + nt;
 
-			for (j = m0; j < end; j++)
-				if (cells[j] != CELL_ABSENT)
+			for (j = m0; j < end; j++) {
+				uint32_t c = mx_cell_next(&cur[s], x->ref, j);
+
+				if (c != CELL_ABSENT)
 					col[(j - m0) * k->nsamp + cnt[j - m0]++] =
-					    mx_cell_value(b, cells[j]);
+					    mx_cell_value(b, c);
+			}
 		}
 		for (j = 0; j < nt; j++) {
 			if (cnt[j] == 0)
@@ -187,6 +203,7 @@ kernel_medians(struct ex *x, struct kernel *k)
 			k->nmed++;
 		}
 	}
+	free(cur);
 	if (mapped)
 		kp_populated_free(col, colsize);
 	else

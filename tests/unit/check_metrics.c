@@ -825,6 +825,66 @@ START_TEST(test_metrics_cells_keep_every_number_form)
 }
 END_TEST
 
+/*
+ * Many kernels whose kept records pass MX_TEXT: most launches are parsed and
+ * packed as they are read, against the first packed launch (the reference),
+ * the rest at the end of the file; every kernel's medians are its own.
+ */
+START_TEST(test_metrics_packed_cells_many_kernels)
+{
+	static const char *const v[3][5] = {
+		{ "1.25", "123,456,789", "12,345,678,901,234,567,890", "n/a", "0.000000000000001" },
+		{ "-3.5", "98,765,432", "1", "7", "67,108,863" },
+		{ "2", "1,000,000,007", "2", "-", "67,108,864" },
+	};
+	static const double med[5] = { 1.25, 123456789, 2, 7, 67108863 };
+	enum { NK = 3000 };
+	struct kp_err err;
+	char path[] = "/tmp/check_metrics.XXXXXX";
+	int fd = mkstemp(path), i, j, c, n;
+	FILE *fp = fdopen(fd, "w");
+	const char *paths[1] = { path };
+	json_t *s, *ks;
+	double x;
+
+	fputs("\"ID\",\"Process ID\",\"Kernel Name\",\"CC\",\"m0\",\"m1\",\"m2\",\"m3\",\"m4\","
+	    "\"kp\",\"kq\"\n\"\",\"\",\"\",\"\",\"\",\"byte\",\"\",\"\",\"\",\"\",\"\"\n", fp);
+	for (j = 0; j < 3; j++)
+		for (i = 0; i < NK; i++) {
+			fprintf(fp, "\"%d\",\"1\",\"kernel_%d\",\"9.0\"", j * NK + i, i);
+			for (c = 0; c < 5; c++)
+				/* kernel i's launch j holds row (i + j) % 3: no two the same */
+				fprintf(fp, ",\"%s\"", v[(i + j) % 3][c]);
+			/* kp the kernel's own; kq the same in a seventh of them (and
+			 * in the reference launch): medians of cells packed as 0 */
+			fprintf(fp, ",\"%d\",\"%d.5\"\n", i, i % 7);
+		}
+	fclose(fp);
+	s = kp_extract_files(paths, 1, 0, NULL, &err);
+	unlink(path);
+	ck_assert_msg(s != NULL, "%s", err.msg);
+	ks = json_object_get(s, "kernels");
+	ck_assert_int_eq(json_array_size(ks), NK);
+	for (i = 0; i < NK; i++) {
+		json_t *k = json_array_get(ks, (size_t)i);
+		char m[4];
+
+		for (c = 0; c < 5; c++) {
+			snprintf(m, sizeof(m), "m%d", c);
+			ck_assert_msg(kp_summary_value(k, m, &x) == 0, "kernel %d %s", i, m);
+			ck_assert_msg(x == med[c], "kernel %d %s: %.17g, expected %.17g", i, m, x,
+			    med[c]);
+		}
+		ck_assert_int_eq(kp_summary_value(k, "kp", &x), 0);
+		n = atoi(json_string_value(json_object_get(k, "name")) + 7);
+		ck_assert_msg(x == n, "kernel %d: kp %.17g", n, x);
+		ck_assert_int_eq(kp_summary_value(k, "kq", &x), 0);
+		ck_assert_msg(x == n % 7 + 0.5, "kernel %d: kq %.17g", n, x);
+	}
+	json_decref(s);
+}
+END_TEST
+
 /* Past 64 launches the sample is of whole launches: two columns equal in
  * every launch have equal medians (a sample of 64 launches of 0..4999: within
  * 1000 of 2500), and every launch's keys are still seen (min, max exact). */
@@ -1060,6 +1120,7 @@ metrics_suite(void)
 	tcase_add_test(tc, test_metrics_jesc_is_janssons);
 	tcase_add_test(tc, test_metrics_many_launches_sampled);
 	tcase_add_test(tc, test_metrics_cells_keep_every_number_form);
+	tcase_add_test(tc, test_metrics_packed_cells_many_kernels);
 	tcase_add_test(tc, test_metrics_sample_is_whole_launches);
 	tcase_add_test(tc, test_metrics_jsonl_as_jansson_writes_it);
 	tcase_add_test(tc, test_metrics_jsonl_number_forms_as_jansson);
