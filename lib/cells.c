@@ -118,14 +118,18 @@ mx_block_free(struct block *b)
 
 /* ---- packed cells (mx_cell_next) ---- */
 
-/* The code of cell c of metric j; 0 when it is the reference's. */
+/*
+ * The reference's cell where the launch had a double of its own: no cell
+ * equals it (a launch has fewer than 2^31 - 2 doubles).
+ */
+#define CELL_NOREF (CELL_ESC | 0x7ffffffeu)
+
+/* The code of a cell that is not the reference's. */
 static uint64_t
-cell_code(const struct ex *x, size_t j, uint32_t c)
+cell_code(uint32_t c)
 {
 	uint64_t w;
 
-	if (j < x->nref && c == x->ref[j] && !(c & CELL_ESC))
-		return 0;
 	if (c == CELL_ABSENT)
 		return 1;
 	if (c & CELL_ESC)
@@ -145,9 +149,18 @@ ref_set(struct ex *x, const struct launch *l)
 	if ((x->ref = malloc(l->ncells * sizeof(*x->ref))) == NULL)
 		return -1;
 	for (j = 0; j < l->ncells; j++)
-		x->ref[j] = l->cells[j] & CELL_ESC ? CELL_ESC : l->cells[j];
+		x->ref[j] = l->cells[j] & CELL_ESC ? CELL_NOREF : l->cells[j];
 	x->nref = l->ncells;
 	return 0;
+}
+
+static unsigned char *
+put_varint(unsigned char *p, uint64_t v)
+{
+	for (; v >= 0x80; v >>= 7)
+		*p++ = (unsigned char)(v | 0x80);
+	*p++ = (unsigned char)v;
+	return p;
 }
 
 /*
@@ -158,43 +171,36 @@ ref_set(struct ex *x, const struct launch *l)
 static long
 pack(struct ex *x, const struct launch *l)
 {
-	size_t j, run;
+	const uint32_t *c = l->cells, *r;
+	size_t j, start, n = l->ncells, same;
 	unsigned char *p;
 
 	if (ref_set(x, l) < 0)
 		return -1;
-	if (l->ncells > UINT32_MAX / 8)
+	if (n > UINT32_MAX / 8)
 		return -1;
-	if (5 * l->ncells > x->packcap) {
-		unsigned char *np = realloc(x->pack, 5 * l->ncells);
+	if (5 * n > x->packcap) {
+		unsigned char *np = realloc(x->pack, 5 * n);
 
 		if (np == NULL)
 			return -1;
 		x->pack = np;
-		x->packcap = 5 * l->ncells;
+		x->packcap = 5 * n;
 	}
+	r = x->ref;
+	same = n < x->nref ? n : x->nref;
 	p = x->pack;
-	for (j = 0; j < l->ncells; j++) {
-		uint64_t v;
-
-		/* the run of the reference's cells, then one code */
-		for (run = 0; j < l->ncells && j < x->nref && l->cells[j] == x->ref[j] &&
-		    !(l->cells[j] & CELL_ESC); j++)
-			run++;
-		if (run > 0) {	/* 0, then the run's length less one */
-			uint64_t r = run - 1;
-
+	for (j = 0; j < n; j++) {
+		/* the run of the reference's cells, as 0 and its length less one */
+		for (start = j; j < same && c[j] == r[j]; j++)
+			;
+		if (j > start) {
 			*p++ = 0;
-			for (; r >= 0x80; r >>= 7)
-				*p++ = (unsigned char)(r | 0x80);
-			*p++ = (unsigned char)r;
+			p = put_varint(p, j - start - 1);
+			if (j == n)
+				break;
 		}
-		if (j == l->ncells)
-			break;
-		v = cell_code(x, j, l->cells[j]);
-		for (; v >= 0x80; v >>= 7)
-			*p++ = (unsigned char)(v | 0x80);
-		*p++ = (unsigned char)v;
+		p = put_varint(p, cell_code(c[j]));
 	}
 	return (long)(p - x->pack);
 }

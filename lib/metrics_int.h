@@ -215,7 +215,7 @@ struct ex {
 	struct kp_arena strs;	/* names, units, headers: freed with x (mx_strdup) */
 	size_t arena_used;	/* bytes of it handed out, at most MX_ARENA */
 	size_t text_used;	/* bytes of blocks made for text, about MX_TEXT at most */
-	uint32_t *ref;		/* the first packed launch's cells (CELL_ESC: none) */
+	uint32_t *ref;		/* the first packed launch's cells (cells.c) */
 	size_t nref;
 	unsigned char *pack;	/* a launch's cells packed (cells.c), before its block */
 	size_t packcap;
