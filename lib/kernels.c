@@ -85,7 +85,7 @@ mx_kernel_free(struct kernel *k)
 		free(k->unknown[i]);
 	free(k->unknown);
 	free(k->keys);
-	free(k->ids);
+	kp_idset_free(&k->ids);
 	free(k->device);
 	free(k->cc);
 	free(k->jname);
@@ -330,86 +330,15 @@ mx_kernel_unknown_unit(struct kernel *k, const char *unit)
 	return 0;
 }
 
-/* Drop the highest IDs past the first KP_IDS_LISTED (all the summary lists). */
-static void
-ids_trim(struct kernel *k)
-{
-	while (k->idn > KP_IDS_LISTED) {
-		struct idrange *r = &k->ids[k->nids - 1];
-		unsigned long long over = k->idn - KP_IDS_LISTED, n = (unsigned long long)(r->hi - r->lo) + 1;
-
-		k->ids_cut = 1;
-		if (n > over) {
-			r->hi -= (long long)over;
-			k->idn -= over;
-		} else {
-			k->idn -= n;
-			k->nids--;
-		}
-	}
-}
-
 /*
- * Add a launch ID to the kernel's sorted ranges.  Only the lowest
- * KP_IDS_LISTED IDs are kept (k->ids_cut says some were dropped), so the
- * ranges stay small however the IDs of many kernels interleave.
+ * Add a launch ID to the kernel's ranges.  Only the lowest KP_IDS_LISTED IDs
+ * are kept (the summary lists no more, and says when some were dropped), so
+ * the ranges stay small however the IDs of many kernels interleave.
  */
 int
 mx_kernel_add_id(struct kernel *k, long long id)
 {
-	size_t lo = 0, hi = k->nids, i;
-
-	if (k->ids_cut && k->nids > 0 && id > k->ids[k->nids - 1].hi)
-		return 0;	/* past the listed ones */
-	/* the common case: the next ID after the last range */
-	if (k->nids > 0 && k->ids[k->nids - 1].hi + 1 == id) {
-		k->ids[k->nids - 1].hi = id;
-		k->idn++;
-		ids_trim(k);
-		return 0;
-	}
-	while (lo < hi) {	/* first range with hi >= id - 1 */
-		size_t mid = (lo + hi) / 2;
-
-		if (k->ids[mid].hi < id - 1)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	i = lo;
-	if (i < k->nids && k->ids[i].lo <= id + 1) {
-		if (id >= k->ids[i].lo && id <= k->ids[i].hi)
-			return 0;	/* seen */
-		k->idn++;
-		if (id < k->ids[i].lo)
-			k->ids[i].lo = id;
-		if (id > k->ids[i].hi) {
-			k->ids[i].hi = id;
-			if (i + 1 < k->nids && k->ids[i + 1].lo == id + 1) {
-				k->ids[i].hi = k->ids[i + 1].hi;
-				memmove(&k->ids[i + 1], &k->ids[i + 2],
-				    (k->nids - i - 2) * sizeof(*k->ids));
-				k->nids--;
-			}
-		}
-		ids_trim(k);
-		return 0;
-	}
-	if (k->nids == k->idcap) {
-		size_t cap = k->idcap ? k->idcap * 2 : 4;
-		struct idrange *n = realloc(k->ids, cap * sizeof(*n));
-
-		if (n == NULL)
-			return -1;
-		k->ids = n;
-		k->idcap = cap;
-	}
-	memmove(&k->ids[i + 1], &k->ids[i], (k->nids - i) * sizeof(*k->ids));
-	k->ids[i].lo = k->ids[i].hi = id;
-	k->nids++;
-	k->idn++;
-	ids_trim(k);
-	return 0;
+	return kp_idset_add(&k->ids, id, KP_IDS_LISTED);
 }
 
 int

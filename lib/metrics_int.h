@@ -14,6 +14,7 @@
 
 #include <jansson.h>
 
+#include "idset.h"
 #include "kp_arena.h"
 #include "kp_diag.h"
 
@@ -146,10 +147,6 @@ struct block {			/* one kept launch */
 				 * the packed cells */
 };
 
-struct idrange {
-	long long lo, hi;
-};
-
 struct kernel {
 	char *name;
 	size_t namelen;
@@ -171,10 +168,7 @@ struct kernel {
 	uint32_t nsamp;
 	uint64_t rng;		/* the reservoir's */
 	size_t budgeted;	/* bytes a block of this kernel counts in x->bytes */
-	struct idrange *ids;	/* the lowest distinct IDs, sorted ranges */
-	size_t nids, idcap;
-	unsigned long long idn;	/* IDs in the ranges, at most KP_IDS_LISTED */
-	int ids_cut;		/* higher IDs were dropped */
+	struct idset ids;	/* the lowest KP_IDS_LISTED distinct IDs */
 	char **unknown;
 	size_t nunknown;
 	size_t colfile;		/* raw page: the file whose columns it has marked */

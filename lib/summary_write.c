@@ -51,11 +51,12 @@ static json_t *
 ids_json(const struct kernel *k)
 {
 	json_t *a = json_array();
-	size_t i;
-	long long id;
+	struct idset_iter it;
+	long long id, lo, hi;
 
-	for (i = 0; a != NULL && i < k->nids; i++)
-		for (id = k->ids[i].lo; id <= k->ids[i].hi; id++) {
+	kp_idset_iter(&k->ids, &it);
+	while (a != NULL && kp_idset_next(&it, &lo, &hi))
+		for (id = lo; id <= hi; id++) {
 			/* Memory stays flat: the first KP_IDS_LISTED only (see ids_truncated). */
 			if (json_array_size(a) >= KP_IDS_LISTED)
 				return a;
@@ -258,7 +259,7 @@ kernel_json(struct ex *x, struct kernel *k, int light)
 		o = NULL;
 	}
 	free(fn);
-	if (o != NULL && k->ids_cut)
+	if (o != NULL && k->ids.cut)
 		json_object_set_new(o, "ids_truncated", json_true());
 	sum = json_object();
 	spread = json_object();
@@ -574,7 +575,8 @@ put_short_map(struct ex *x, struct wb *fp, struct kernel *k, int units)
 static int
 write_sum_kernel(struct ex *x, struct wb *fp, struct kernel *k)
 {
-	long long v[3];
+	struct idset_iter it;
+	long long v[3], lo, hi;
 	char *fn;
 	size_t i, n;
 	int r;
@@ -622,16 +624,17 @@ write_sum_kernel(struct ex *x, struct wb *fp, struct kernel *k)
 	}
 	wb_puts(fp, "\n      \"ids\": [");
 	n = 0;
-	for (i = 0; i < k->nids && n < KP_IDS_LISTED; i++) {
+	kp_idset_iter(&k->ids, &it);
+	while (n < KP_IDS_LISTED && kp_idset_next(&it, &lo, &hi)) {
 		long long id;
 
-		for (id = k->ids[i].lo; id <= k->ids[i].hi && n < KP_IDS_LISTED; id++) {
+		for (id = lo; id <= hi && n < KP_IDS_LISTED; id++) {
 			wb_puts(fp, n++ > 0 ? ",\n        " : "\n        ");
 			wb_ll(fp, id);
 		}
 	}
 	wb_puts(fp, n > 0 ? "\n      ]," : "],");
-	if (k->ids_cut)
+	if (k->ids.cut)
 		wb_puts(fp, "\n      \"ids_truncated\": true,");
 	wb_puts(fp, "\n      \"launches\": ");
 	wb_ll(fp, (long long)k->launches);
