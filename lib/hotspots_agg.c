@@ -111,6 +111,62 @@ sum_bytes(const void *p, size_t n, uint64_t h)
 	return h ^ h >> 29;
 }
 
+/* Room in t for one more entry (load at most a half); -1 out of memory. */
+static int
+itab_room(struct itab *t)
+{
+	size_t c, j, i;
+	uint64_t *nh;
+	uint32_t *nx;
+
+	if ((t->n + 1) * 2 <= t->cap)
+		return 0;
+	c = t->cap ? t->cap * 2 : 256;
+	if (c > UINT32_MAX || (nh = malloc(c * sizeof(*nh))) == NULL)
+		return -1;
+	if ((nx = calloc(c, sizeof(*nx))) == NULL) {
+		free(nh);
+		return -1;
+	}
+	for (j = 0; j < t->cap; j++) {
+		if (t->ix[j] == 0)
+			continue;
+		for (i = t->h[j] & (c - 1); nx[i] != 0; i = (i + 1) & (c - 1))
+			;
+		nx[i] = t->ix[j];
+		nh[i] = t->h[j];
+	}
+	free(t->h);
+	free(t->ix);
+	t->h = nh;
+	t->ix = nx;
+	t->cap = c;
+	return 0;
+}
+
+static void
+itab_set(struct itab *t, size_t slot, uint64_t h, size_t idx)
+{
+	t->h[slot] = h;
+	t->ix[slot] = (uint32_t)idx + 1;
+	t->n++;
+}
+
+static void
+itab_free(struct itab *t)
+{
+	free(t->h);
+	free(t->ix);
+}
+
+static uint64_t
+key_hash(uint64_t a, uint64_t b, const char *s)
+{
+	uint64_t h = (a * 0x9e3779b97f4a7c15ULL) ^ (b * 0xc2b2ae3d27d4eb4fULL);
+
+	return sum_bytes(s, strlen(s), h);
+}
+
 static int
 pending_add(struct agg *g, const struct kp_src_row *r)
 {
@@ -215,73 +271,67 @@ keyf(struct agg *g, const char *a, const char *b, long ln, const char *c)
 	return buf;
 }
 
-/* "%zu" */
-static char *
-fmt_zu(char *buf, size_t n, size_t v)
-{
-	char num[24], *p = num + sizeof(num);
-	size_t k;
-
-	do
-		*--p = (char)('0' + v % 10);
-	while ((v /= 10) != 0);
-	k = (size_t)(num + sizeof(num) - p);
-	if (k >= n)
-		k = n - 1;
-	memcpy(buf, p, k);
-	buf[k] = '\0';
-	return buf;
-}
-
+/* The line (function fi's, file's, ln) in *out, made when new. */
 static int
-get_line(struct agg *g, const char *file, const char *func, long ln, const char *text,
-    size_t *out)
+get_line(struct agg *g, const char *file, size_t fi, long ln, const char *text, size_t *out)
 {
-	const char *key;
-	size_t idx = g->nlines, i;
+	uint64_t h = key_hash(fi, (uint64_t)ln, file);
+	struct itab *t = &g->linetab;
 	struct line *l;
-	int r;
+	size_t i, slot;
 
-	if ((key = keyf(g, func, file, ln, "")) == NULL)
+	if (itab_room(t) < 0)
 		return -1;
-	if ((r = kp_strmap_get_put(&g->linemap, key, &idx)) != 0) {
-		*out = idx;
-		return r < 0 ? -1 : 0;
+	for (slot = h & (t->cap - 1); t->ix[slot] != 0; slot = (slot + 1) & (t->cap - 1)) {
+		l = &g->lines[t->ix[slot] - 1];
+		if (t->h[slot] == h && l->fn == fi && l->line == ln && strcmp(l->file, file) == 0) {
+			*out = t->ix[slot] - 1;
+			return 0;
+		}
 	}
 	if (hs_grow((void **)&g->lines, &g->clines, g->nlines, sizeof(*g->lines)) < 0)
 		return -1;
 	l = &g->lines[g->nlines];
 	memset(l, 0, sizeof(*l));
 	l->line = ln;
-	if ((l->file = strdup(file)) == NULL || (l->function = strdup(func)) == NULL ||
-	    (l->text = strdup(text)) == NULL || (l->val = malloc((g->nm + 1) *
-	    sizeof(double))) == NULL || add_fn(g, func, &l->fn) < 0)
+	l->fn = fi;
+	if ((l->file = strdup(file)) == NULL ||
+	    (l->function = strdup(g->fns[fi].name)) == NULL ||
+	    (l->text = strdup(text)) == NULL ||
+	    (l->val = malloc((g->nm + 1) * sizeof(double))) == NULL)
 		return -1;
 	for (i = 0; i < g->nm; i++)
 		l->val[i] = NAN;
+	itab_set(t, slot, h, g->nlines);
 	*out = g->nlines++;
 	return 0;
 }
 
 /*
- * The instruction of key ("li\x1f\x1f0\x1faddress", keyf) under line li in
- * *out, made when new: 0, or 1 when this launch copy has counted it already
- * (listed twice under one line).  Its copy number stands for the per-copy
- * map of such keys, cleared at each copy: one look-up a row instead of two.
+ * The instruction at p's address under line li in *out, made when new: 0,
+ * or 1 when this launch copy has counted it already (listed twice under one
+ * line).  Its copy number stands for a per-copy set of them, cleared at
+ * each copy: one look-up a row instead of two.
  */
 static int
-get_insn(struct agg *g, size_t li, const struct prow *p, const char *key, size_t *out)
+get_insn(struct agg *g, size_t li, const struct prow *p, size_t *out)
 {
-	size_t idx = g->ninsns, i;
+	uint64_t h = key_hash(li, 0, p->addr);
+	struct itab *t = &g->insntab;
 	struct insn *in;
-	int r;
+	size_t i, slot, idx;
 
-	if ((r = kp_strmap_get_put(&g->insnmap, key, &idx)) < 0)
+	if (itab_room(t) < 0)
 		return -1;
-	if (r == 0) {
+	for (slot = h & (t->cap - 1); t->ix[slot] != 0; slot = (slot + 1) & (t->cap - 1)) {
+		in = &g->insns[t->ix[slot] - 1];
+		if (t->h[slot] == h && in->line == li && strcmp(in->addr, p->addr) == 0)
+			break;
+	}
+	if (t->ix[slot] == 0) {
 		if (hs_grow((void **)&g->insns, &g->cinsns, g->ninsns, sizeof(*g->insns)) < 0)
 			return -1;
-		in = &g->insns[g->ninsns++];
+		in = &g->insns[g->ninsns];
 		memset(in, 0, sizeof(*in));
 		in->line = li;
 		in->a = strtoull(p->addr, NULL, 16);
@@ -292,37 +342,48 @@ get_insn(struct agg *g, size_t li, const struct prow *p, const char *key, size_t
 		for (i = 0; i < g->nm; i++)
 			in->val[i] = NAN;
 		g->lines[li].ninsn++;
-	} else if (g->insns[idx].copy == g->copies)
+		itab_set(t, slot, h, g->ninsns++);
+	} else if (g->insns[t->ix[slot] - 1].copy == g->copies)
 		return 1;
+	idx = t->ix[slot] - 1;
 	g->insns[idx].copy = g->copies;
 	*out = idx;
 	return 0;
 }
 
 /*
- * Whether this launch copy has not yet counted address addr of function fi
- * in the function's total (1), marking it counted.  Keyed by the function's
- * index, not its name: function names run to thousands of bytes.
+ * Whether this launch copy has not yet counted instruction ii's address in
+ * function fi's total (1), marking it counted.
  */
 static int
-first_in_copy(struct agg *g, size_t fi, const char *addr)
+first_in_copy(struct agg *g, size_t fi, size_t ii)
 {
-	const char *key;
-	char fs[32];
-	size_t v = g->nfa;
-	int r;
+	const char *addr = g->insns[ii].addr;
+	uint64_t h = key_hash(fi, 1, addr);
+	struct itab *t = &g->fatab;
+	struct fnaddr *f;
+	size_t slot;
 
-	if ((key = keyf(g, fmt_zu(fs, sizeof(fs), fi), "", 0, addr)) == NULL ||
-	    (r = kp_strmap_get_put(&g->fnaddr, key, &v)) < 0)
+	if (itab_room(t) < 0)
 		return -1;
-	if (r == 0) {
-		if (hs_grow((void **)&g->facopy, &g->cfa, g->nfa, sizeof(*g->facopy)) < 0)
-			return -1;
-		g->facopy[g->nfa++] = 0;
+	for (slot = h & (t->cap - 1); t->ix[slot] != 0; slot = (slot + 1) & (t->cap - 1)) {
+		f = &g->fa[t->ix[slot] - 1];
+		if (t->h[slot] == h && f->fn == fi && strcmp(f->addr, addr) == 0)
+			break;
 	}
-	if (g->facopy[v] == g->copies)
+	if (t->ix[slot] == 0) {
+		if (hs_grow((void **)&g->fa, &g->cfa, g->nfa, sizeof(*g->fa)) < 0)
+			return -1;
+		f = &g->fa[g->nfa];
+		f->fn = fi;
+		f->addr = addr;
+		f->copy = 0;
+		itab_set(t, slot, h, g->nfa++);
+	}
+	f = &g->fa[t->ix[slot] - 1];
+	if (f->copy == g->copies)
 		return 0;
-	g->facopy[v] = g->copies;
+	f->copy = g->copies;
 	return 1;
 }
 
@@ -378,7 +439,6 @@ static int
 pending_merge(struct agg *g)
 {
 	const char *key;
-	char sum[32];
 	enum kp_src_kind kind = kp_src_kind(g->src);
 	size_t v = 0, i, cur = (size_t)-1, fi, ii;
 	int r;
@@ -403,13 +463,13 @@ pending_merge(struct agg *g)
 	}
 	if (add_fn(g, g->bfunc, &fi) < 0)
 		return -1;
-	if (kind == KP_SRC_SASS && get_line(g, "", g->bfunc, 0, "", &cur) < 0)
+	if (kind == KP_SRC_SASS && get_line(g, "", fi, 0, "", &cur) < 0)
 		return -1;
 	for (i = 0; i < g->nrows; i++) {
 		struct prow *p = &g->rows[i];
 
 		if (!p->insn) {
-			if (get_line(g, g->bfile, g->bfunc, p->line, p->text, &cur) < 0)
+			if (get_line(g, g->bfile, fi, p->line, p->text, &cur) < 0)
 				return -1;
 			vadd(g->lines[cur].val, p->val, g->nm);
 			if (kind == KP_SRC_PTX)
@@ -418,9 +478,7 @@ pending_merge(struct agg *g)
 		}
 		if (cur == (size_t)-1)
 			continue;	/* an instruction before any line: none seen */
-		fmt_zu(sum, sizeof(sum), cur);
-		if ((key = keyf(g, sum, "", 0, p->addr)) == NULL ||
-		    (r = get_insn(g, cur, p, key, &ii)) < 0)
+		if ((r = get_insn(g, cur, p, &ii)) < 0)
 			return -1;
 		if (r == 1) {	/* listed twice under one line in one copy */
 			g->duplicates++;
@@ -429,7 +487,7 @@ pending_merge(struct agg *g)
 		vadd(g->insns[ii].val, p->val, g->nm);
 		if (kind == KP_SRC_SASS)
 			vadd(g->lines[cur].val, p->val, g->nm);
-		if ((r = first_in_copy(g, fi, p->addr)) < 0)
+		if ((r = first_in_copy(g, fi, ii)) < 0)
 			return -1;
 		if (r == 1)
 			vadd(g->fns[fi].total, p->val, g->nm);
@@ -468,11 +526,11 @@ hs_agg_free(struct agg *g)
 		free(g->fns[i].total);
 	}
 	free(g->fns);
-	kp_strmap_free(&g->linemap);
-	kp_strmap_free(&g->insnmap);
+	itab_free(&g->linetab);
+	itab_free(&g->insntab);
+	itab_free(&g->fatab);
 	kp_strmap_free(&g->copykeys);
-	kp_strmap_free(&g->fnaddr);
-	free(g->facopy);
+	free(g->fa);
 	free(g->key);
 	free(g->seen);
 	free(g->bfile);

@@ -41,6 +41,18 @@ struct fn {
 	double *total;
 };
 
+struct itab {			/* open addressing: entry index + 1, 0 empty */
+	uint64_t *h;		/* the entry's hash */
+	uint32_t *ix;
+	size_t cap, n;
+};
+
+struct fnaddr {
+	size_t fn;		/* index into fns */
+	const char *addr;	/* an instruction's (struct insn.addr) */
+	size_t copy;		/* the launch copy that last counted it */
+};
+
 struct prow {			/* a row of the block being read; the room stays */
 	int insn;
 	long line;
@@ -59,12 +71,16 @@ struct agg {
 	size_t ninsns, cinsns;
 	struct fn *fns;
 	size_t nfns;
-	struct kp_strmap linemap, insnmap;
+	/*
+	 * Lines by (function, file, line), instructions by (line, address), and
+	 * a function's addresses by (function, address): hash tables of indices
+	 * whose entries hold their own keys (no key strings built a row).
+	 */
+	struct itab linetab, insntab, fatab;
 	struct kp_strmap copykeys;	/* reset per copy */
 	char *key;		/* keyf()'s */
 	size_t ckey;
-	struct kp_strmap fnaddr;	/* "fn index\x1f\x1f0\x1faddress" -> facopy */
-	size_t *facopy;		/* the launch copy that last counted it */
+	struct fnaddr *fa;	/* the functions' addresses */
 	size_t nfa, cfa;
 	/*
 	 * Digests of (file, function, checksum) of the merged blocks, an open

@@ -9,6 +9,7 @@
  */
 #include <ctype.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -378,7 +379,16 @@ read_raw_values(struct kp_src *s, size_t n, size_t end)
 	const char *raw = kp_csv_raw(s->csv, &len), *p, *stop, *q;
 	const struct kp_field *f;
 	double d;
+	/* ,"?" as a word: the bytes' pattern and which bytes it fixes */
+	static const unsigned char want[4] = { ',', '"', 0, '"' }, mask[4] = { 0xff, 0xff, 0,
+		0xff };
+	uint32_t one_want, one_mask;
+	const int *cm = s->colmap;	/* in locals: the stores to val cannot move them */
+	double *val = s->val;
+	size_t lim = n - 1 < end ? n - 1 : end;
 
+	memcpy(&one_want, want, 4);
+	memcpy(&one_mask, mask, 4);
 	if (raw == NULL || n <= NPICK || (f = kp_csv_field(s->csv, NPICK - 1)) == NULL ||
 	    f->s < raw || f->s + f->len >= raw + len)
 		return -1;
@@ -388,10 +398,32 @@ read_raw_values(struct kp_src *s, size_t n, size_t end)
 		if (s->colmap[i] >= 0 && value(kp_csv_field(s->csv, i)->s,
 		    kp_csv_field(s->csv, i)->len, &d))
 			s->val[s->colmap[i]] = d;
-	for (; i < end && i + 1 < n; i++) {
+	for (; i < lim; i++) {
 		unsigned long long acc;
 		unsigned c;
 
+		/*
+		 * Most of a source page's values are one digit or "-" (none):
+		 * ,"d" read as one word.
+		 */
+		if (stop - p >= 4) {
+			uint32_t w;
+
+			memcpy(&w, p, 4);
+			if ((w & one_mask) == one_want) {
+				c = (unsigned)(unsigned char)p[2] - '0';
+				if (c <= 9) {
+					if (cm[i] >= 0)
+						val[cm[i]] = (double)c;
+					p += 4;
+					continue;
+				}
+				if (p[2] == '-') {
+					p += 4;
+					continue;
+				}
+			}
+		}
 		if (stop - p < 3 || p[0] != ',' || p[1] != '"')
 			return -1;
 		p += 2;
@@ -406,8 +438,8 @@ read_raw_values(struct kp_src *s, size_t n, size_t end)
 			while ((c = (unsigned)(unsigned char)*++q - '0') <= 9)
 				acc = acc * 10 + c;
 			if (*q == '"' && q - p <= 15) {
-				if (s->colmap[i] >= 0)
-					s->val[s->colmap[i]] = (double)acc;
+				if (cm[i] >= 0)
+					val[cm[i]] = (double)acc;
 				p = q + 1;
 				continue;
 			}
@@ -416,8 +448,8 @@ read_raw_values(struct kp_src *s, size_t n, size_t end)
 			q++;
 		if (q >= stop)
 			return -1;
-		if (s->colmap[i] >= 0 && value(p, (size_t)(q - p), &d))
-			s->val[s->colmap[i]] = d;
+		if (cm[i] >= 0 && value(p, (size_t)(q - p), &d))
+			val[cm[i]] = d;
 		p = q + 1;
 	}
 	if (i < end && i + 1 == n) {	/* the last field, picked */
