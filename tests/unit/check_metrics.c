@@ -867,7 +867,7 @@ START_TEST(test_metrics_packed_cells_many_kernels)
 	ck_assert_int_eq(json_array_size(ks), NK);
 	for (i = 0; i < NK; i++) {
 		json_t *k = json_array_get(ks, (size_t)i);
-		char m[4];
+		char m[16];
 
 		for (c = 0; c < 5; c++) {
 			snprintf(m, sizeof(m), "m%d", c);
