@@ -154,15 +154,6 @@ ref_set(struct ex *x, const struct launch *l)
 	return 0;
 }
 
-static unsigned char *
-put_varint(unsigned char *p, uint64_t v)
-{
-	for (; v >= 0x80; v >>= 7)
-		*p++ = (unsigned char)(v | 0x80);
-	*p++ = (unsigned char)v;
-	return p;
-}
-
 /*
  * l's cells packed into x->pack (room for the widest codes: a varint of 34
  * bits is 5 bytes, a run's two codes stand for two cells or more); their
@@ -196,11 +187,11 @@ pack(struct ex *x, const struct launch *l)
 			;
 		if (j > start) {
 			*p++ = 0;
-			p = put_varint(p, j - start - 1);
+			p += kp_varint_put(p, j - start - 1);
 			if (j == n)
 				break;
 		}
-		p = put_varint(p, cell_code(c[j]));
+		p += kp_varint_put(p, cell_code(c[j]));
 	}
 	return (long)(p - x->pack);
 }

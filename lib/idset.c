@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "idset.h"
+#include "kp_varint.h"
 
 struct range {
 	long long lo, hi;
@@ -26,33 +27,6 @@ static long long
 unzigzag(uint64_t u)
 {
 	return u & 1 ? -(long long)(u >> 1) - 1 : (long long)(u >> 1);
-}
-
-static uint64_t
-get(const unsigned char **pp)
-{
-	const unsigned char *p = *pp;
-	uint64_t v = 0;
-	unsigned sh = 0;
-
-	for (;; sh += 7) {
-		v |= (uint64_t)(*p & 0x7f) << sh;
-		if (!(*p++ & 0x80))
-			break;
-	}
-	*pp = p;
-	return v;
-}
-
-static size_t
-put(unsigned char *p, uint64_t v)
-{
-	size_t n = 0;
-
-	for (; v >= 0x80; v >>= 7)
-		p[n++] = (unsigned char)(v | 0x80);
-	p[n++] = (unsigned char)v;
-	return n;
 }
 
 /* Room for need more bytes; -1 out of memory. */
@@ -82,8 +56,8 @@ put_last(struct idset *s, long long lo, long long hi)
 	s->len = at;
 	if (room(s, 20) < 0)
 		return -1;
-	at += put(s->b + at, s->lastgap);
-	at += put(s->b + at, (uint64_t)(hi - lo));
+	at += kp_varint_put(s->b + at, s->lastgap);
+	at += kp_varint_put(s->b + at, (uint64_t)(hi - lo));
 	s->len = at;
 	s->lastlo = lo;
 	s->lasthi = hi;
@@ -100,8 +74,8 @@ append(struct idset *s, long long id)
 		return -1;
 	s->lastoff = at;
 	s->lastgap = gap;
-	at += put(s->b + at, gap);
-	at += put(s->b + at, 0);
+	at += kp_varint_put(s->b + at, gap);
+	at += kp_varint_put(s->b + at, 0);
 	s->len = at;
 	s->lastlo = s->lasthi = id;
 	s->nranges++;
@@ -127,9 +101,9 @@ find(struct idset *s, long long id)
 	prev = s->curprev;
 	for (i = s->curidx; i < s->nranges; i++) {
 		const unsigned char *at = p;
-		uint64_t gap = get(&p);
+		uint64_t gap = kp_varint_get(&p);
 		long long lo = i == 0 ? unzigzag(gap) : prev + 2 + (long long)gap;
-		long long hi = lo + (long long)get(&p);
+		long long hi = lo + (long long)kp_varint_get(&p);
 
 		if (hi >= id - 1) {
 			s->curoff = (size_t)(at - s->b);
@@ -205,8 +179,8 @@ insert(struct idset *s, long long id, unsigned long long max)
 
 		s->lastoff = len;
 		s->lastgap = gap;
-		len += put(nb + len, gap);
-		len += put(nb + len, (uint64_t)(r[i].hi - r[i].lo));
+		len += kp_varint_put(nb + len, gap);
+		len += kp_varint_put(nb + len, (uint64_t)(r[i].hi - r[i].lo));
 	}
 	if (nr > 0) {
 		s->lastlo = r[nr - 1].lo;
@@ -276,9 +250,9 @@ kp_idset_next(struct idset_iter *it, long long *lo, long long *hi)
 
 	if (it->p == NULL || it->p >= it->end)
 		return 0;
-	gap = get(&it->p);
+	gap = kp_varint_get(&it->p);
 	*lo = it->first ? unzigzag(gap) : it->prev + 2 + (long long)gap;
-	*hi = *lo + (long long)get(&it->p);
+	*hi = *lo + (long long)kp_varint_get(&it->p);
 	it->prev = *hi;
 	it->first = 0;
 	return 1;

@@ -17,6 +17,7 @@
 #include "idset.h"
 #include "kp_arena.h"
 #include "kp_diag.h"
+#include "kp_varint.h"
 
 struct kp_err;
 struct kp_csv;
@@ -97,22 +98,6 @@ struct mx_cursor {
 	uint32_t same;		/* cells of x->ref still to come */
 };
 
-static inline uint64_t
-mx_varint(const unsigned char **pp)
-{
-	const unsigned char *p = *pp;
-	uint64_t v = 0;
-	unsigned sh = 0;
-
-	for (;; sh += 7) {
-		v |= (uint64_t)(*p & 0x7f) << sh;
-		if (!(*p++ & 0x80))
-			break;
-	}
-	*pp = p;
-	return v;
-}
-
 /* Cell j, the one after the last that cur gave. */
 static inline uint32_t
 mx_cell_next(struct mx_cursor *cur, const uint32_t *ref, size_t j)
@@ -123,8 +108,8 @@ mx_cell_next(struct mx_cursor *cur, const uint32_t *ref, size_t j)
 		cur->same--;
 		return ref[j];
 	}
-	if ((v = mx_varint(&cur->p)) == 0) {
-		cur->same = (uint32_t)mx_varint(&cur->p);
+	if ((v = kp_varint_get(&cur->p)) == 0) {
+		cur->same = (uint32_t)kp_varint_get(&cur->p);
 		return ref[j];
 	}
 	if (v == 1)
