@@ -238,7 +238,6 @@ mx_launch_keep(struct ex *x, struct kernel *k)
 	b->nover = (uint32_t)l->nover;
 	b->nkv = (uint32_t)nkv;
 	b->ntext = 0;
-	b->npack = (uint32_t)np;
 	if (l->nover > 0)
 		memcpy(b->over, l->over, l->nover * sizeof(double));
 	kv = b->over + l->nover;
@@ -312,7 +311,6 @@ mx_block_settle(struct ex *x, struct kernel *k, size_t slot, const struct launch
 	nb->ncells = (uint32_t)l->ncells;
 	nb->nover = (uint32_t)l->nover;
 	nb->ntext = 0;
-	nb->npack = (uint32_t)np;
 	if (nb != b) {
 		mx_block_free(b);
 		k->samp[slot] = nb;

@@ -231,25 +231,16 @@ add_fn(struct agg *g, const char *name, size_t *out)
 }
 
 /*
- * "%s\x1f%s\x1f%ld\x1f%s" in g->key, grown to fit (function names run to
- * thousands of bytes, and a key cut short would merge different lines or
- * blocks): the keys of every row, where snprintf cost a quarter of the run.
- * NULL out of memory.
+ * "file\x1ffunction" in g->key, grown to fit (function names run to
+ * thousands of bytes, and a key cut short would merge different blocks):
+ * the launch copy's key of a block.  NULL out of memory.
  */
 static const char *
-keyf(struct agg *g, const char *a, const char *b, long ln, const char *c)
+keyf(struct agg *g, const char *file, const char *func)
 {
-	size_t la = strlen(a), lb = strlen(b), lc = strlen(c), nl, need;
-	char num[24], *p = num + sizeof(num), *buf;
-	unsigned long u = ln < 0 ? 0UL - (unsigned long)ln : (unsigned long)ln;
+	size_t la = strlen(file), lb = strlen(func), need = la + lb + 2;
+	char *buf;
 
-	do
-		*--p = (char)('0' + u % 10);
-	while ((u /= 10) != 0);
-	if (ln < 0)
-		*--p = '-';
-	nl = (size_t)(num + sizeof(num) - p);
-	need = la + lb + nl + lc + 4;
 	if (need > g->ckey) {
 		size_t cap = g->ckey ? g->ckey : 256;
 
@@ -261,13 +252,9 @@ keyf(struct agg *g, const char *a, const char *b, long ln, const char *c)
 		g->ckey = cap;
 	}
 	buf = g->key;
-	memcpy(buf, a, la);
+	memcpy(buf, file, la);
 	buf[la] = '\x1f';
-	memcpy(buf + la + 1, b, lb);
-	buf[la + 1 + lb] = '\x1f';
-	memcpy(buf + la + lb + 2, p, nl);
-	buf[la + lb + nl + 2] = '\x1f';
-	memcpy(buf + la + lb + nl + 3, c, lc + 1);
+	memcpy(buf + la + 1, func, lb + 1);
 	return buf;
 }
 
@@ -452,7 +439,7 @@ pending_merge(struct agg *g)
 		pending_reset(g);
 		return 0;
 	}
-	if ((key = keyf(g, g->bfile, g->bfunc, 0, "")) == NULL ||
+	if ((key = keyf(g, g->bfile, g->bfunc)) == NULL ||
 	    (r = kp_strmap_get_put(&g->copykeys, key, &v)) < 0)
 		return -1;
 	if (r == 1 || g->copies == 0) {	/* a new launch copy */

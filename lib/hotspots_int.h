@@ -78,7 +78,7 @@ struct agg {
 	 */
 	struct itab linetab, insntab, fatab;
 	struct kp_strmap copykeys;	/* reset per copy */
-	char *key;		/* keyf()'s */
+	char *key;		/* keyf()'s: copykeys' key of a block */
 	size_t ckey;
 	struct fnaddr *fa;	/* the functions' addresses */
 	size_t nfa, cfa;

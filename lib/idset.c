@@ -47,9 +47,9 @@ room(struct idset *s, size_t need)
 	return 0;
 }
 
-/* Rewrite the last range as lo..hi (its gap unchanged). */
+/* Rewrite the last range to end at hi (its gap and lo unchanged). */
 static int
-put_last(struct idset *s, long long lo, long long hi)
+put_last(struct idset *s, long long hi)
 {
 	size_t at = s->lastoff;
 
@@ -57,9 +57,8 @@ put_last(struct idset *s, long long lo, long long hi)
 	if (room(s, 20) < 0)
 		return -1;
 	at += kp_varint_put(s->b + at, s->lastgap);
-	at += kp_varint_put(s->b + at, (uint64_t)(hi - lo));
+	at += kp_varint_put(s->b + at, (uint64_t)(hi - s->lastlo));
 	s->len = at;
-	s->lastlo = lo;
 	s->lasthi = hi;
 	return 0;
 }
@@ -89,29 +88,31 @@ append(struct idset *s, long long id)
 static int
 find(struct idset *s, long long id)
 {
-	const unsigned char *p;
+	struct idset_iter it;
+	long long lo, hi;
 	size_t i;
-	long long prev;
 
 	if (s->curidx == 0 || s->curprev >= id - 1) {
 		s->curoff = 0;
 		s->curidx = 0;
 	}
-	p = s->b + s->curoff;
-	prev = s->curprev;
+	/* an iterator from the cursor's range (kp_idset_iter starts at the first) */
+	it.p = s->b + s->curoff;
+	it.end = s->b + s->len;
+	it.prev = s->curprev;
+	it.first = s->curidx == 0;
 	for (i = s->curidx; i < s->nranges; i++) {
-		const unsigned char *at = p;
-		uint64_t gap = kp_varint_get(&p);
-		long long lo = i == 0 ? unzigzag(gap) : prev + 2 + (long long)gap;
-		long long hi = lo + (long long)kp_varint_get(&p);
+		const unsigned char *at = it.p;
+		long long prev = it.prev;
 
+		if (!kp_idset_next(&it, &lo, &hi))
+			break;
 		if (hi >= id - 1) {
 			s->curoff = (size_t)(at - s->b);
 			s->curidx = i;
 			s->curprev = prev;
 			return id >= lo && id <= hi;
 		}
-		prev = hi;
 	}
 	return 0;
 }
@@ -205,7 +206,7 @@ kp_idset_add(struct idset *s, long long id, unsigned long long max)
 			return 0;
 		}
 		if (id == s->lasthi + 1) {
-			if (put_last(s, s->lastlo, id) < 0)
+			if (put_last(s, id) < 0)
 				return -1;
 		} else if (append(s, id) < 0)
 			return -1;

@@ -127,7 +127,6 @@ struct block {			/* one kept launch */
 	uint32_t ntext;		/* > 0: the launch's record text instead of its cells
 				 * (rawpage.c parses it at the end of the file) */
 	uint32_t heap;		/* from malloc, else a piece of x->arena */
-	uint32_t npack;		/* bytes of the packed cells (mx_cell_next) */
 	double over[];		/* nover doubles, nkv key values, then the text or
 				 * the packed cells */
 };

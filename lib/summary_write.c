@@ -160,19 +160,16 @@ kernel_medians(struct ex *x, struct kernel *k)
 	x->medk = k;
 	if (k->span == 0 || k->nsamp == 0)
 		return 0;
+	/* each block's packed cells, read a tile at a time */
+	if ((cur = malloc(k->nsamp * sizeof(*cur))) == NULL) {
+		x->medk = NULL;
+		return -1;
+	}
 	/* up to 512 KB, written whole: faulted in at once when big */
 	colsize = (size_t)TILE * k->nsamp * sizeof(*col);
 	mapped = colsize >= ((size_t)128 << 10) && (col = kp_populated(colsize)) != NULL;
 	if (!mapped && (col = malloc(colsize)) == NULL) {
-		x->medk = NULL;
-		return -1;
-	}
-	/* each block's packed cells, read a tile at a time */
-	if ((cur = malloc(k->nsamp * sizeof(*cur))) == NULL) {
-		if (mapped)
-			kp_populated_free(col, colsize);
-		else
-			free(col);
+		free(cur);
 		x->medk = NULL;
 		return -1;
 	}
