@@ -66,6 +66,12 @@ mx_cell_slow(struct launch *l, const char *s, size_t len, double scale, int wide
 	*out = v;
 	if (!l->keep)
 		return 1;
+	return mx_cell_double(l, v, cell);
+}
+
+int
+mx_cell_double(struct launch *l, double v, uint32_t *cell)
+{
 	if (l->nover == l->overcap) {
 		size_t cap = l->overcap ? l->overcap * 2 : 64;
 		double *no = realloc(l->over, cap * sizeof(*no));

@@ -170,6 +170,21 @@ struct col {			/* a metric column of a raw page */
 	uint32_t id;		/* its metric */
 };
 
+/*
+ * A raw page's first launch parsed as it was kept (rawpage.c), for the kept
+ * launches after it: a field with the same bytes in the same column has the
+ * same cell, so it is copied, not parsed again (most of a page's columns
+ * repeat from launch to launch: sizes, limits, device attributes).
+ */
+struct tref {
+	char *text;		/* the fields' bytes, one after another */
+	uint32_t *off, *len;	/* a column's field in text; len UINT32_MAX: parse it */
+	uint32_t *cell;		/* its cell, CELL_ABSENT (no number) or CELL_ESC (val) */
+	double *val;		/* the value of a CELL_ESC one */
+	size_t used;		/* bytes of text */
+	size_t n;		/* columns taken; 0 none yet */
+};
+
 struct launch {
 	int open;
 	int keep;		/* in the kernel's sample: cells are stored */
@@ -227,6 +242,7 @@ struct ex {
 	size_t nkeycols;
 	size_t *fixcols;	/* the launch columns (struct fixed), ascending */
 	size_t nfixcols;
+	struct tref tref;
 	struct launch l;
 	size_t file_launches;
 	/* metrics_extracted.jsonl written here without jansson (jsonl_launch) */
@@ -284,6 +300,8 @@ int mx_cells_fit(struct launch *l, size_t m);
 double mx_cell_value(const struct block *b, uint32_t c);
 int mx_cell_slow(struct launch *l, const char *s, size_t len, double scale, int wide,
     uint32_t *cell, double *out);
+/* v as a double of the launch l (kept): its cell in *cell; 1, or -1 out of memory. */
+int mx_cell_double(struct launch *l, double v, uint32_t *cell);
 int mx_launch_keep(struct ex *x, struct kernel *k);
 int mx_text_room(const struct ex *x, const struct kernel *k, size_t ntext);
 int mx_block_settle(struct ex *x, struct kernel *k, size_t slot, const struct launch *l);

@@ -23,6 +23,97 @@ mx_cols_free(struct ex *x)
 	free(x->fixcols);
 	x->fixcols = NULL;
 	x->nfixcols = 0;
+	free(x->tref.text);
+	free(x->tref.off);
+	free(x->tref.len);
+	free(x->tref.cell);
+	free(x->tref.val);
+	memset(&x->tref, 0, sizeof(x->tref));
+}
+
+/*
+ * Room in t for a launch of nf columns whose fields take bytes in all: the
+ * one whose cells and fields tref_put() then keeps.  0, or -1 out of memory.
+ */
+static int
+tref_begin(struct tref *t, size_t nf, size_t bytes)
+{
+	if (t->cell == NULL && ((t->cell = malloc(nf * sizeof(*t->cell))) == NULL ||
+	    (t->off = malloc(nf * sizeof(*t->off))) == NULL ||
+	    (t->len = malloc(nf * sizeof(*t->len))) == NULL ||
+	    (t->val = malloc(nf * sizeof(*t->val))) == NULL ||
+	    (t->text = malloc(bytes + 1)) == NULL))
+		return -1;
+	memset(t->len, 0xff, nf * sizeof(*t->len));	/* no field has that length */
+	t->used = 0;
+	return 0;
+}
+
+/* Whether the len bytes at a and at b are the same (8 or fewer: no call). */
+static inline int
+same_bytes(const char *a, const char *b, size_t len)
+{
+	uint32_t w, x, y, z;
+	uint16_t p, q, r, u;
+
+	if (len > 8)
+		return memcmp(a, b, len) == 0;
+	if (len >= 4) {		/* two words that overlap when len < 8 */
+		memcpy(&w, a, 4);
+		memcpy(&x, b, 4);
+		memcpy(&y, a + len - 4, 4);
+		memcpy(&z, b + len - 4, 4);
+		return ((w ^ x) | (y ^ z)) == 0;
+	}
+	if (len >= 2) {
+		memcpy(&p, a, 2);
+		memcpy(&q, b, 2);
+		memcpy(&r, a + len - 2, 2);
+		memcpy(&u, b + len - 2, 2);
+		return ((p ^ q) | (r ^ u)) == 0;
+	}
+	return len == 0 || a[0] == b[0];
+}
+
+/*
+ * Field i (s, len) of launch l being taken, and what parsing it gave (r,
+ * cell).  A key's field (its value is wanted) is parsed every time: its
+ * length stays UINT32_MAX.
+ */
+static void
+tref_put(struct tref *t, const struct launch *l, size_t i, const char *s, size_t len, int r,
+    uint32_t cell, int key)
+{
+	if (r < 0 || key)
+		return;
+	memcpy(t->text + t->used, s, len);
+	t->off[i] = (uint32_t)t->used;
+	t->len[i] = (uint32_t)len;
+	t->used += len;
+	if (r == 0)
+		t->cell[i] = CELL_ABSENT;
+	else if (cell & CELL_ESC) {
+		t->cell[i] = CELL_ESC;
+		t->val[i] = l->over[cell & ~CELL_ESC];
+	} else
+		t->cell[i] = cell;
+}
+
+/*
+ * Field i (s, len) of kept launch l as x->tref has it: 1 with its cell in
+ * *cell, 2 when it is no number, 0 to parse it, -1 out of memory.
+ */
+static inline int
+tref_get(const struct tref *t, struct launch *l, size_t i, const char *s, size_t len,
+    uint32_t *cell)
+{
+	if (len != t->len[i] || !same_bytes(s, t->text + t->off[i], len))
+		return 0;
+	if ((*cell = t->cell[i]) == CELL_ABSENT)
+		return 2;
+	if (*cell != CELL_ESC)
+		return 1;
+	return mx_cell_double(l, t->val[i], cell);
 }
 
 static int
@@ -141,6 +232,8 @@ static int
 settle(struct ex *x, size_t first, struct kp_err *err)
 {
 	size_t ki, s, i, start, end;
+	const struct tref *tr;
+	int take;
 
 	for (ki = 0; ki < x->nk; ki++) {
 		struct kernel *k = x->k[ki];
@@ -159,10 +252,14 @@ settle(struct ex *x, size_t first, struct kp_err *err)
 			x->l.k = k;
 			if (b->ncells > 0 && mx_cells_fit(&x->l, b->ncells - 1) < 0)
 				return mx_nomem(err);
+			tr = x->tref.n == x->ncols ? &x->tref : NULL;
+			if ((take = x->tref.n == 0 && n <= UINT32_MAX) &&
+			    tref_begin(&x->tref, x->ncols, n) < 0)
+				return mx_nomem(err);
 			for (i = 0, start = 1; i < x->ncols; i++, start = end + 3) {
 				const struct col *cl = &x->cols[i];
 				size_t flen;
-				uint32_t cell;
+				uint32_t cell = 0;
 				int r;
 
 				/* a field is a number or a few words: a loop, not a memchr call */
@@ -175,13 +272,22 @@ settle(struct ex *x, size_t first, struct kp_err *err)
 				flen = end - start;
 				if (i < first)
 					continue;
-				if ((r = mx_cell_parse(&x->l, t + start, flen, cl->scale, &cell,
-				    NULL)) == 0)
+				r = tr != NULL ? tref_get(tr, &x->l, i, t + start, flen, &cell) : 0;
+				if (r == 0) {
+					r = mx_cell_parse(&x->l, t + start, flen, cl->scale, &cell,
+					    NULL);
+					if (take)
+						tref_put(&x->tref, &x->l, i, t + start, flen, r, cell,
+						    cl->key >= 0);
+				}
+				if (r == 0 || r == 2)
 					continue;
 				if (r < 0)
 					return mx_nomem(err);
 				x->l.cells[cl->id] = cell;
 			}
+			if (take)
+				x->tref.n = x->ncols;
 			if (mx_block_settle(x, k, s, &x->l) < 0)
 				return mx_nomem(err);
 		}
@@ -198,6 +304,8 @@ raw_row(struct ex *x, struct kp_csv *c, const struct fixed *fx, char **hdr, size
 	const struct kp_field *fields;
 	const struct col *cols;
 	uint32_t *cells;
+	const struct tref *tr;
+	int take;
 	struct kernel *k;
 	long long id;
 	int all;
@@ -248,15 +356,32 @@ raw_row(struct ex *x, struct kp_csv *c, const struct fixed *fx, char **hdr, size
 	cols = x->cols;
 	cells = x->l.keep ? x->l.cells : NULL;
 	all = x->l.all != NULL;
+	tr = cells != NULL && !all && x->tref.n == nf ? &x->tref : NULL;
+	take = cells != NULL && !all && x->tref.n == 0;
+	if (take) {		/* this launch becomes x->tref */
+		size_t bytes = 0;
+
+		for (i = first; i < nf; i++)
+			bytes += fields[i].len;
+		if (bytes > UINT32_MAX)
+			take = 0;
+		else if (tref_begin(&x->tref, nf, bytes) < 0)
+			return mx_nomem(err);
+	}
 	for (i = first; i < nf; i++) {
 		const struct kp_field *f = &fields[i];
 		const struct col *cl = &cols[i];
-		uint32_t cell;
+		uint32_t cell = 0;
 		double v;
 		int r;
 
-		if ((r = mx_cell_parse(&x->l, f->s, f->len, cl->scale, &cell,
-		    cl->key >= 0 || all ? &v : NULL)) == 0)
+		if (tr == NULL || (r = tref_get(tr, &x->l, i, f->s, f->len, &cell)) == 0) {
+			r = mx_cell_parse(&x->l, f->s, f->len, cl->scale, &cell,
+			    cl->key >= 0 || all ? &v : NULL);
+			if (take)
+				tref_put(&x->tref, &x->l, i, f->s, f->len, r, cell, cl->key >= 0);
+		}
+		if (r == 0 || r == 2)	/* 2: tref_get's "no number" */
 			continue;
 		if (r < 0)
 			return mx_nomem(err);
@@ -267,6 +392,8 @@ raw_row(struct ex *x, struct kp_csv *c, const struct fixed *fx, char **hdr, size
 		if (all && mx_launch_all_metric(x, hdr[i], v, cl->unit) < 0)
 			return mx_nomem(err);
 	}
+	if (take)
+		x->tref.n = nf;
 	return mx_launch_end(x, err);
 }
 
