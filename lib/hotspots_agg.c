@@ -7,6 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
 
 #include "kp_diag.h"
 #include "kp_source.h"
@@ -14,8 +17,14 @@
 #include "hotspots_int.h"
 #include "source_evidence.h"
 
+/*
+ * dst[i] += v[i] where NaN stands for "none": a NaN v[i] leaves dst[i] as it
+ * is, a NaN dst[i] takes v[i].  Three sums a row of ~70 values: most of the
+ * merge, four at a time where the CPU has AVX2 (the same additions, so the
+ * same bits).
+ */
 static void
-vadd(double *dst, const double *v, size_t n)
+vadd_plain(double *dst, const double *v, size_t n)
 {
 	size_t i;
 
@@ -25,6 +34,39 @@ vadd(double *dst, const double *v, size_t n)
 		dst[i] = isnan(dst[i]) ? v[i] : dst[i] + v[i];
 	}
 }
+
+#if defined(__x86_64__) && defined(__GNUC__)
+static __attribute__((target("avx2"))) void
+vadd_avx2(double *dst, const double *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i + 4 <= n; i += 4) {
+		__m256d a = _mm256_loadu_pd(v + i), d = _mm256_loadu_pd(dst + i);
+		__m256d s = _mm256_add_pd(d, a);
+
+		s = _mm256_blendv_pd(s, a, _mm256_cmp_pd(d, d, _CMP_UNORD_Q));
+		s = _mm256_blendv_pd(s, d, _mm256_cmp_pd(a, a, _CMP_UNORD_Q));
+		_mm256_storeu_pd(dst + i, s);
+	}
+	vadd_plain(dst + i, v + i, n - i);
+}
+
+static void
+vadd(double *dst, const double *v, size_t n)
+{
+	static int avx2 = -1;
+
+	if (avx2 < 0)
+		avx2 = __builtin_cpu_supports("avx2") != 0;
+	if (avx2)
+		vadd_avx2(dst, v, n);
+	else
+		vadd_plain(dst, v, n);
+}
+#else
+#define vadd vadd_plain
+#endif
 
 /* The rows' room is kept for the next block: a page is thousands of blocks. */
 static void

@@ -130,6 +130,55 @@ START_TEST(test_hotspots_copies_count_an_instruction_once)
 }
 END_TEST
 
+/*
+ * "-" is no value: summed over launch copies it leaves the other copy's
+ * number, whichever copy comes first, in every column (eight of them: the
+ * sums go four columns at a time where the CPU allows).
+ */
+START_TEST(test_hotspots_dash_leaves_the_other_copy)
+{
+	static const char hdr[] = "\"Line No\",\"Source\",\"Address\",\"Source\","
+	    "\"Warp Stall Sampling (All Samples)\",\"Warp Stall Sampling (Not-issued Samples)\","
+	    "\"stall_long_sb\",\"stall_math\",\"stall_wait\",\"stall_barrier\",\"stall_mio\","
+	    "\"stall_lg\"\n";
+	static const char *const cell[2][3] = { { "5", "-", "-" }, { "-", "3", "-" } };
+	char t[8192];
+	struct kp_err err;
+	struct kp_hotspots *h;
+	size_t n = 0, j;
+	int c, k, r, seen = 0;
+
+	for (c = 0; c < 2; c++) {
+		n += (size_t)snprintf(t + n, sizeof t - n, "\"File Path\",\"/a.cu\"\n"
+		    "\"Function Name\",\"k(int)\"\n%s\"7\",\"x = y;\",\"-\",\"-\"", hdr);
+		for (k = 0; k < 8; k++)
+			n += (size_t)snprintf(t + n, sizeof t - n, ",\"%d\"", 9 + c);
+		for (r = 0; r < 3; r++) {
+			n += (size_t)snprintf(t + n, sizeof t - n,
+			    "\n\"\",\"\",\"0x%d0\",\"FFMA R%d\"", r + 1, r);
+			for (k = 0; k < 8; k++)
+				n += (size_t)snprintf(t + n, sizeof t - n, ",\"%s\"", cell[c][r]);
+		}
+		n += (size_t)snprintf(t + n, sizeof t - n, "\n");
+	}
+	ck_assert_msg((h = read_string(t, &err)) != NULL, "%s", err.msg);
+	ck_assert_uint_eq(h->copies, 2);
+	for (j = 0; j < h->n; j++) {
+		const char *a = h->rows[j].address;
+
+		if (h->rows[j].level != KP_HS_INSN)
+			continue;
+		seen++;
+		ck_assert_msg(strcmp(a, "0x30") != 0, "0x30 has no samples: not a hotspot");
+		ck_assert_msg(h->rows[j].value == (strcmp(a, "0x10") == 0 ? 5 : 3),
+		    "%s: %g", a, h->rows[j].value);
+	}
+	ck_assert_int_eq(seen, 2);
+	ck_assert_msg(h->total == 8, "total %g", h->total);
+	kp_hotspots_free(h);
+}
+END_TEST
+
 START_TEST(test_hotspots_hgemm_v0_inner_product_line_first)
 {
 	struct kp_hotspots *h = read_fixture("h200/hgemm_v0/source_cuda_sass.csv", NULL);
@@ -504,6 +553,7 @@ hotspots_suite(void)
 	tcase_add_test(tc, test_hotspots_hgemm_v0_inner_product_line_first);
 	tcase_add_test(tc, test_hotspots_evidence_in_the_same_pass);
 	tcase_add_test(tc, test_hotspots_copies_count_an_instruction_once);
+	tcase_add_test(tc, test_hotspots_dash_leaves_the_other_copy);
 	tcase_add_test(tc, test_hotspots_producer_on_same_line_is_named);
 	tcase_add_test(tc, test_hotspots_stream_triad_sums_copies);
 	tcase_add_test(tc, test_hotspots_sass_repeated_blocks_count_once);
