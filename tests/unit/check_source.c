@@ -282,6 +282,52 @@ START_TEST(test_source_values_as_split_odd_cells)
 }
 END_TEST
 
+/*
+ * Runs of one-byte fields (read four at a time when the columns are the
+ * metrics in order): digits, "-", and the bytes just past '0' .. '9' and
+ * others that are no number, at every offset from the row's first value.
+ */
+START_TEST(test_source_values_as_split_one_byte_runs)
+{
+	static const char page[] =
+	    "\"Kernel Name\",\"k\"\n"
+	    "\"Address\",\"Source\",\"m0\",\"m1\",\"m2\",\"m3\",\"m4\",\"m5\",\"m6\",\"m7\","
+	    "\"m8\",\"m9\",\"m10\",\"m11\",\"m12\"\n"
+	    "\"0x10\",\"X\",\"0\",\"1\",\"2\",\"3\",\"4\",\"5\",\"6\",\"7\",\"8\",\"9\",\"-\",\"x\",\"4\"\n"
+	    "\"0x20\",\"X\",\"-\",\"/\",\":\",\"5\",\" \",\"9\",\"0\",\"a\",\"-\",\".\",\"+\",\"2\",\"-\"\n"
+	    "\"0x30\",\"X\",\"10\",\"1\",\"2\",\"3\",\"4\",\"55\",\"6\",\"7\",\"8\",\"9\",\"0\",\"1\",\"2\"\n"
+	    "\"0x40\",\"X\",\"1\",\"2\",\"3\",\"44\",\"5\",\"6\",\"7\",\"8\",\"-\",\"9\",\"10\",\"11\",\"\"\n"
+	    "\"0x50\",\"X\",\"7\",\"-\",\"\",\"8\",\"9\",\"1\",\"2\",\"0.5\",\"3\",\"4\",\"5\",\"6\",\"7\"\n";
+	FILE *fp = tmpfile();
+	struct kp_err err;
+	struct kp_src_row r;
+	struct kp_src *s;
+	int n = 0, i;
+
+	ck_assert_ptr_nonnull(fp);
+	ck_assert_uint_eq(fwrite(page, 1, sizeof(page) - 1, fp), sizeof(page) - 1);
+	assert_values_as_split(fp, "runs");
+	rewind(fp);
+	ck_assert_ptr_nonnull(s = kp_src_open(fp, "runs", &err));
+	while (kp_src_next(s, &r, &err) == 1) {
+		if (r.ev != KP_SRC_INSN)
+			continue;
+		if (++n == 1) {
+			for (i = 0; i < 10; i++)
+				ck_assert(r.val[i] == i);
+			ck_assert(isnan(r.val[10]) && isnan(r.val[11]) && r.val[12] == 4);
+		} else if (n == 2)
+			ck_assert(isnan(r.val[0]) && isnan(r.val[1]) && isnan(r.val[2]) &&
+			    r.val[3] == 5 && isnan(r.val[4]) && r.val[5] == 9 && r.val[6] == 0 &&
+			    isnan(r.val[7]) && isnan(r.val[9]) && isnan(r.val[10]) &&
+			    r.val[11] == 2);
+	}
+	ck_assert_int_eq(n, 5);
+	kp_src_close(s);
+	fclose(fp);
+}
+END_TEST
+
 /* A block's header in another order than the first one's, with and without
  * a name given twice: each column goes to the first metric of its name. */
 START_TEST(test_source_header_order_and_twice_named_columns)
@@ -412,6 +458,7 @@ source_suite(void)
 	tcase_add_test(tc, test_source_missing_values_are_nan);
 	tcase_add_test(tc, test_source_values_as_split_on_fixtures);
 	tcase_add_test(tc, test_source_values_as_split_odd_cells);
+	tcase_add_test(tc, test_source_values_as_split_one_byte_runs);
 	tcase_add_test(tc, test_source_header_order_and_twice_named_columns);
 	tcase_add_test(tc, test_sass_opcode_family_and_predicates);
 	tcase_add_test(tc, test_ptx_opcode);
