@@ -593,8 +593,15 @@ kp_src_next(struct kp_src *s, struct kp_src_row *row, struct kp_err *err)
 		return 1;
 	}
 	while ((r = next_record(s, err)) == 1) {
+		const struct kp_field *f0 = kp_csv_field(s->csv, 0);
 		enum kp_src_kind k;
 
+		/* labels and headers begin with a capital; a row with a digit or nothing */
+		if (f0 == NULL || f0->s[0] < 'A' || f0->s[0] > 'Z') {
+			if ((r = take_row(s, row, err)) != 0)
+				return r;
+			continue;
+		}
 		if ((r = take_label(s, err)) < 0)
 			return -1;
 		if (r == 1)
