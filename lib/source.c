@@ -34,6 +34,7 @@ struct kp_src {
 	size_t ncol;
 	size_t fixed;		/* leading non-metric columns: 2 or 4 */
 	double *val;
+	double *none;		/* nmetric NaNs: a row's values before it is read */
 	int pending_header;	/* kp_src_open read a header not yet reported */
 	unsigned long hdrline;
 };
@@ -119,11 +120,14 @@ take_header(struct kp_src *s, enum kp_src_kind k, struct kp_err *err)
 		s->fixed = fixed;
 		s->nmetric = n > fixed ? n - fixed : 0;
 		if ((s->metric = calloc(s->nmetric + 1, sizeof(*s->metric))) == NULL ||
-		    (s->val = calloc(s->nmetric + 1, sizeof(*s->val))) == NULL)
+		    (s->val = calloc(s->nmetric + 1, sizeof(*s->val))) == NULL ||
+		    (s->none = malloc((s->nmetric + 1) * sizeof(*s->none))) == NULL)
 			return nomem(s, err);
-		for (i = 0; i < s->nmetric; i++)
+		for (i = 0; i < s->nmetric; i++) {
+			s->none[i] = NAN;
 			if ((s->metric[i] = strdup(kp_csv_field(s->csv, fixed + i)->s)) == NULL)
 				return nomem(s, err);
+		}
 		s->distinct = 1;
 		for (i = 0; i < s->nmetric && s->distinct; i++)
 			for (j = i + 1; j < s->nmetric; j++)
@@ -265,6 +269,7 @@ kp_src_close(struct kp_src *s)
 	free(s->metric);
 	free(s->colmap);
 	free(s->val);
+	free(s->none);
 	free(s->file);
 	free(s->function);
 	free(s);
@@ -507,12 +512,12 @@ read_values(struct kp_src *s)
 {
 	size_t i, n = kp_csv_nfields(s->csv), end = n < s->ncol ? n : s->ncol;
 
-	for (i = 0; i < s->nmetric; i++)
-		s->val[i] = NAN;
+	if (s->nmetric == 0)	/* no header yet */
+		return;
+	memcpy(s->val, s->none, s->nmetric * sizeof(*s->val));
 	if (read_raw_values(s, n, end) == 0)
 		return;
-	for (i = 0; i < s->nmetric; i++)
-		s->val[i] = NAN;
+	memcpy(s->val, s->none, s->nmetric * sizeof(*s->val));
 	kp_csv_fill(s->csv);
 	for (i = s->fixed; i < end; i++) {
 		const struct kp_field *f = kp_csv_field(s->csv, i);
