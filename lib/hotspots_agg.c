@@ -337,10 +337,8 @@ get_line(struct agg *g, const char *file, size_t fi, long ln, const char *text, 
 }
 
 /*
- * The instruction at p's address under line li in *out, made when new: 0,
- * or 1 when this launch copy has counted it already (listed twice under one
- * line).  Its copy number stands for a per-copy set of them, cleared at
- * each copy: one look-up a row instead of two.
+ * The instruction at p's address under line li in *out, made when new.
+ * insn_mark() then tells whether this launch copy has counted it already.
  */
 static int
 get_insn(struct agg *g, size_t li, const struct prow *p, size_t *out)
@@ -348,44 +346,52 @@ get_insn(struct agg *g, size_t li, const struct prow *p, size_t *out)
 	uint64_t h = key_hash(li, 0, p->addr);
 	struct itab *t = &g->insntab;
 	struct insn *in;
-	size_t i, slot, idx;
+	size_t i, slot;
 
 	if (itab_room(t) < 0)
 		return -1;
 	for (slot = h & (t->cap - 1); t->ix[slot] != 0; slot = (slot + 1) & (t->cap - 1)) {
 		in = &g->insns[t->ix[slot] - 1];
-		if (t->h[slot] == h && in->line == li && strcmp(in->addr, p->addr) == 0)
-			break;
+		if (t->h[slot] == h && in->line == li && strcmp(in->addr, p->addr) == 0) {
+			*out = t->ix[slot] - 1;
+			return 0;
+		}
 	}
-	if (t->ix[slot] == 0) {
-		if (hs_grow((void **)&g->insns, &g->cinsns, g->ninsns, sizeof(*g->insns)) < 0)
-			return -1;
-		in = &g->insns[g->ninsns];
-		memset(in, 0, sizeof(*in));
-		in->line = li;
-		in->a = strtoull(p->addr, NULL, 16);
-		kp_sass_opcode(p->text, in->op, sizeof(in->op));
-		if ((in->addr = strdup(p->addr)) == NULL || (in->text = strdup(p->text)) == NULL ||
-		    (in->val = malloc((g->nm + 1) * sizeof(double))) == NULL)
-			return -1;
-		for (i = 0; i < g->nm; i++)
-			in->val[i] = NAN;
-		g->lines[li].ninsn++;
-		itab_set(t, slot, h, g->ninsns++);
-	} else if (g->insns[t->ix[slot] - 1].copy == g->copies)
-		return 1;
-	idx = t->ix[slot] - 1;
-	g->insns[idx].copy = g->copies;
-	*out = idx;
+	if (hs_grow((void **)&g->insns, &g->cinsns, g->ninsns, sizeof(*g->insns)) < 0)
+		return -1;
+	in = &g->insns[g->ninsns];
+	memset(in, 0, sizeof(*in));
+	in->line = li;
+	in->a = strtoull(p->addr, NULL, 16);
+	kp_sass_opcode(p->text, in->op, sizeof(in->op));
+	if ((in->addr = strdup(p->addr)) == NULL || (in->text = strdup(p->text)) == NULL ||
+	    (in->val = malloc((g->nm + 1) * sizeof(double))) == NULL)
+		return -1;
+	for (i = 0; i < g->nm; i++)
+		in->val[i] = NAN;
+	g->lines[li].ninsn++;
+	itab_set(t, slot, h, g->ninsns);
+	*out = g->ninsns++;
 	return 0;
 }
 
 /*
- * Whether this launch copy has not yet counted instruction ii's address in
- * function fi's total (1), marking it counted.
+ * 1 when this launch copy has counted instruction ii already (listed twice
+ * under one line), else 0, marking it counted.  Its copy number stands for
+ * a per-copy set of them, cleared at each copy.
  */
 static int
-first_in_copy(struct agg *g, size_t fi, size_t ii)
+insn_mark(struct agg *g, size_t ii)
+{
+	if (g->insns[ii].copy == g->copies)
+		return 1;
+	g->insns[ii].copy = g->copies;
+	return 0;
+}
+
+/* Function fi's entry for instruction ii's address in *out, made when new. */
+static int
+get_fnaddr(struct agg *g, size_t fi, size_t ii, size_t *out)
 {
 	const char *addr = g->insns[ii].addr;
 	uint64_t h = key_hash(fi, 1, addr);
@@ -397,22 +403,32 @@ first_in_copy(struct agg *g, size_t fi, size_t ii)
 		return -1;
 	for (slot = h & (t->cap - 1); t->ix[slot] != 0; slot = (slot + 1) & (t->cap - 1)) {
 		f = &g->fa[t->ix[slot] - 1];
-		if (t->h[slot] == h && f->fn == fi && strcmp(f->addr, addr) == 0)
-			break;
+		if (t->h[slot] == h && f->fn == fi && strcmp(f->addr, addr) == 0) {
+			*out = t->ix[slot] - 1;
+			return 0;
+		}
 	}
-	if (t->ix[slot] == 0) {
-		if (hs_grow((void **)&g->fa, &g->cfa, g->nfa, sizeof(*g->fa)) < 0)
-			return -1;
-		f = &g->fa[g->nfa];
-		f->fn = fi;
-		f->addr = addr;
-		f->copy = 0;
-		itab_set(t, slot, h, g->nfa++);
-	}
-	f = &g->fa[t->ix[slot] - 1];
-	if (f->copy == g->copies)
+	if (hs_grow((void **)&g->fa, &g->cfa, g->nfa, sizeof(*g->fa)) < 0)
+		return -1;
+	f = &g->fa[g->nfa];
+	f->fn = fi;
+	f->addr = addr;
+	f->copy = 0;
+	itab_set(t, slot, h, g->nfa);
+	*out = g->nfa++;
+	return 0;
+}
+
+/*
+ * Whether this launch copy has not yet counted function address fa in its
+ * function's total (1), marking it counted.
+ */
+static int
+fnaddr_first(struct agg *g, size_t fa)
+{
+	if (g->fa[fa].copy == g->copies)
 		return 0;
-	f->copy = g->copies;
+	g->fa[fa].copy = g->copies;
 	return 1;
 }
 
@@ -463,13 +479,106 @@ block_digest(const struct agg *g)
 	return h != 0 ? h : 1;
 }
 
+/* The layout of the block with this key (keyf()'s), room for n rows; NULL out of memory. */
+static struct layout *
+layout_of(struct agg *g, const char *key, size_t n)
+{
+	struct layout *L, *nl;
+	size_t v = g->nlay, c, i;
+	int r;
+
+	if ((r = kp_strmap_get_put(&g->laykeys, key, &v)) < 0)
+		return NULL;
+	if (r == 0) {
+		if ((nl = realloc(g->lay, (g->nlay + 1) * sizeof(*nl))) == NULL)
+			return NULL;
+		g->lay = nl;
+		memset(&g->lay[g->nlay++], 0, sizeof(*nl));
+	}
+	L = &g->lay[v];
+	if (n > L->cap) {
+		uint32_t *a, *f;
+
+		c = L->cap ? L->cap : 64;
+		while (c < n)
+			c *= 2;
+		if ((a = realloc(L->at, c * sizeof(*a))) == NULL)
+			return NULL;
+		L->at = a;
+		if ((f = realloc(L->fa, c * sizeof(*f))) == NULL)
+			return NULL;
+		L->fa = f;
+		for (i = L->cap; i < c; i++)
+			L->at[i] = L->fa[i] = LAY_NONE;
+		L->cap = c;
+	}
+	return L;
+}
+
+/*
+ * Line and instruction of row i, through the layout: its entry when the
+ * entry's own key is the row's, else a look-up (whose answer the layout
+ * keeps).  The tables stay the only truth: a wrong guess costs a look-up.
+ */
+static int
+row_line(struct agg *g, struct layout *L, size_t i, size_t fi, const struct prow *p,
+    size_t *cur)
+{
+	uint32_t c = L->at[i];
+
+	if (c != LAY_NONE && (c & LAY_LINE) && (c & ~LAY_LINE) < g->nlines &&
+	    g->lines[c & ~LAY_LINE].line == p->line && g->lines[c & ~LAY_LINE].fn == fi) {
+		*cur = c & ~LAY_LINE;
+		return 0;
+	}
+	if (get_line(g, g->bfile, fi, p->line, p->text, cur) < 0)
+		return -1;
+	L->at[i] = *cur < LAY_LINE ? (uint32_t)*cur | LAY_LINE : LAY_NONE;
+	return 0;
+}
+
+static int
+row_insn(struct agg *g, struct layout *L, size_t i, size_t cur, const struct prow *p,
+    size_t *ii)
+{
+	uint32_t c = L->at[i];
+
+	if (c != LAY_NONE && !(c & LAY_LINE) && c < g->ninsns && g->insns[c].line == cur &&
+	    strcmp(g->insns[c].addr, p->addr) == 0) {
+		*ii = c;
+		return 0;
+	}
+	if (get_insn(g, cur, p, ii) < 0)
+		return -1;
+	L->at[i] = *ii < LAY_LINE ? (uint32_t)*ii : LAY_NONE;
+	L->fa[i] = LAY_NONE;
+	return 0;
+}
+
+static int
+row_fnaddr(struct agg *g, struct layout *L, size_t i, size_t fi, size_t ii, size_t *fa)
+{
+	uint32_t c = L->fa[i];
+
+	if (c != LAY_NONE && c < g->nfa && g->fa[c].fn == fi &&
+	    (g->fa[c].addr == g->insns[ii].addr || strcmp(g->fa[c].addr, g->insns[ii].addr) == 0)) {
+		*fa = c;
+		return 0;
+	}
+	if (get_fnaddr(g, fi, ii, fa) < 0)
+		return -1;
+	L->fa[i] = *fa < LAY_LINE ? (uint32_t)*fa : LAY_NONE;
+	return 0;
+}
+
 /* Merge the pending block into the sums. */
 static int
 pending_merge(struct agg *g)
 {
 	const char *key;
 	enum kp_src_kind kind = kp_src_kind(g->src);
-	size_t v = 0, i, cur = (size_t)-1, fi, ii;
+	size_t v = 0, i, cur = (size_t)-1, fi, ii, fa;
+	struct layout *L;
 	int r;
 
 	if (!g->open)
@@ -490,7 +599,7 @@ pending_merge(struct agg *g)
 			return -1;
 		g->copies++;
 	}
-	if (add_fn(g, g->bfunc, &fi) < 0)
+	if (add_fn(g, g->bfunc, &fi) < 0 || (L = layout_of(g, key, g->nrows)) == NULL)
 		return -1;
 	if (kind == KP_SRC_SASS && get_line(g, "", fi, 0, "", &cur) < 0)
 		return -1;
@@ -498,7 +607,7 @@ pending_merge(struct agg *g)
 		struct prow *p = &g->rows[i];
 
 		if (!p->insn) {
-			if (get_line(g, g->bfile, fi, p->line, p->text, &cur) < 0)
+			if (row_line(g, L, i, fi, p, &cur) < 0)
 				return -1;
 			vadd(g->lines[cur].val, p->val, g->nm);
 			if (kind == KP_SRC_PTX)
@@ -507,18 +616,18 @@ pending_merge(struct agg *g)
 		}
 		if (cur == (size_t)-1)
 			continue;	/* an instruction before any line: none seen */
-		if ((r = get_insn(g, cur, p, &ii)) < 0)
+		if (row_insn(g, L, i, cur, p, &ii) < 0)
 			return -1;
-		if (r == 1) {	/* listed twice under one line in one copy */
+		if (insn_mark(g, ii)) {	/* listed twice under one line in one copy */
 			g->duplicates++;
 			continue;
 		}
 		vadd(g->insns[ii].val, p->val, g->nm);
 		if (kind == KP_SRC_SASS)
 			vadd(g->lines[cur].val, p->val, g->nm);
-		if ((r = first_in_copy(g, fi, ii)) < 0)
+		if (row_fnaddr(g, L, i, fi, ii, &fa) < 0)
 			return -1;
-		if (r == 1)
+		if (fnaddr_first(g, fa))
 			vadd(g->fns[fi].total, p->val, g->nm);
 	}
 	pending_reset(g);
@@ -559,6 +668,12 @@ hs_agg_free(struct agg *g)
 	itab_free(&g->insntab);
 	itab_free(&g->fatab);
 	kp_strmap_free(&g->copykeys);
+	kp_strmap_free(&g->laykeys);
+	for (i = 0; i < g->nlay; i++) {
+		free(g->lay[i].at);
+		free(g->lay[i].fa);
+	}
+	free(g->lay);
 	free(g->fa);
 	free(g->key);
 	free(g->seen);

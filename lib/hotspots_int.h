@@ -61,6 +61,20 @@ struct prow {			/* a row of the block being read; the room stays */
 	double *val;
 };
 
+/*
+ * What the rows of a block resolved to when its (file, function) was last
+ * merged: row i's line (LAY_LINE set) or instruction index in at[i], and
+ * the instruction's function-address index in fa[i] (LAY_NONE: not yet).
+ * The next launch copy lists the same rows in the same order, so each is
+ * checked against its entry's own key instead of hashed and looked up.
+ */
+#define LAY_NONE 0xffffffffu
+#define LAY_LINE 0x80000000u
+struct layout {
+	uint32_t *at, *fa;
+	size_t cap;
+};
+
 struct agg {
 	struct kp_src *src;
 	struct kp_evidence *ev;	/* NULL, or the page's evidence summed on the way */
@@ -78,6 +92,9 @@ struct agg {
 	 */
 	struct itab linetab, insntab, fatab;
 	struct kp_strmap copykeys;	/* reset per copy */
+	struct kp_strmap laykeys;	/* a block's key -> its index in lay */
+	struct layout *lay;
+	size_t nlay;
 	char *key;		/* keyf()'s: copykeys' key of a block */
 	size_t ckey;
 	struct fnaddr *fa;	/* the functions' addresses */
