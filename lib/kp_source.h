@@ -29,6 +29,7 @@ struct kp_src_row {
 	enum kp_src_ev ev;
 	const char *file;	/* "File Path" of the block, "" when none */
 	const char *function;	/* "Function Name" / "Kernel Name", "" when none */
+	unsigned long fngen;	/* the same for two rows of one source: the same function */
 	long line;		/* source or PTX line number, 0 when none */
 	const char *text;	/* source/PTX text (LINE) or SASS text (INSN) */
 	const char *address;	/* INSN: "0x...", else "" */

@@ -26,6 +26,7 @@ struct kp_src {
 	struct kp_csv *csv;
 	enum kp_src_kind kind;
 	char *file, *function;
+	unsigned long fngen;	/* counts the changes of function: kp_src_row.fngen */
 	char **metric;		/* metric names of the first header */
 	size_t nmetric;
 	int distinct;		/* no metric name twice */
@@ -176,6 +177,7 @@ take_label(struct kp_src *s, struct kp_err *err)
 	if (fieq(f0, "Kernel Name")) {
 		if (setstr(&s->function, v) < 0 || setstr(&s->file, "") < 0)
 			return nomem(s, err);
+		s->fngen++;
 		return 1;
 	}
 	if (fieq(f0, "File Path")) {
@@ -186,6 +188,7 @@ take_label(struct kp_src *s, struct kp_err *err)
 	if (fieq(f0, "Function Name")) {
 		if (setstr(&s->function, v) < 0)
 			return nomem(s, err);
+		s->fngen++;
 		return 1;
 	}
 	return 0;
@@ -344,6 +347,7 @@ fill_row(struct kp_src *s, struct kp_src_row *row, enum kp_src_ev ev)
 	row->ev = ev;
 	row->file = s->file;
 	row->function = s->function;
+	row->fngen = s->fngen;
 	row->text = "";
 	row->address = "";
 	row->val = s->val;

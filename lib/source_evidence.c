@@ -196,6 +196,7 @@ struct kp_evidence {
 	struct fnseen *fns;
 	size_t nfns, cfns;
 	size_t last;		/* fns index of the last row's function */
+	unsigned long lastgen;	/* ... and its kp_src_row.fngen */
 	int last_at;		/* its name holds a '@' */
 	struct tally t;
 	struct cols c;
@@ -217,15 +218,19 @@ kp_evidence_new(struct kp_src *s)
 	return e;
 }
 
-/* The address map of function name: 0, or -1 out of memory. */
+/* The address map of the row's function: 0, or -1 out of memory. */
 static int
-fn_seen(struct kp_evidence *e, const char *name)
+fn_seen(struct kp_evidence *e, const struct kp_src_row *row)
 {
+	const char *name = row->function;
 	size_t v = e->nfns;
 	int r;
 
-	if (e->last != (size_t)-1 && strcmp(e->fns[e->last].name, name) == 0)
+	if (e->last != (size_t)-1 && (e->lastgen == row->fngen ||
+	    strcmp(e->fns[e->last].name, name) == 0)) {
+		e->lastgen = row->fngen;
 		return 0;
+	}
 	if ((r = kp_strmap_get_put(&e->fnmap, name, &v)) < 0)
 		return -1;
 	if (r == 0) {
@@ -244,6 +249,7 @@ fn_seen(struct kp_evidence *e, const char *name)
 		e->nfns++;
 	}
 	e->last = v;
+	e->lastgen = row->fngen;
 	e->last_at = strchr(name, '@') != NULL;
 	return 0;
 }
@@ -256,15 +262,15 @@ kp_evidence_add(struct kp_evidence *e, const struct kp_src_row *r)
 
 	if (r->ev != KP_SRC_INSN || r->address[0] == '\0')
 		return 0;
-	lf = strlen(r->function);
-	la = strlen(r->address);
-	if (fn_seen(e, r->function) < 0)
+	if (fn_seen(e, r) < 0)
 		return -1;
 	if (!e->last_at && strchr(r->address, '@') == NULL) {
 		if ((rc = kp_strmap_get_put(&e->fns[e->last].addrs, r->address, &dummy)) < 0)
 			return -1;
 		return rc == 1 ? 0 : count(&e->t, &e->c, r);
 	}
+	lf = strlen(r->function);
+	la = strlen(r->address);
 	if (lf + la + 2 > e->ckey) {
 		size_t cap = e->ckey ? e->ckey : 256;
 		char *k;
