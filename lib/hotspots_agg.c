@@ -153,6 +153,59 @@ sum_bytes(const void *p, size_t n, uint64_t h)
 	return h ^ h >> 29;
 }
 
+/*
+ * A row's values into the checksum: sum_bytes(), or where the CPU has AVX2
+ * 32 bytes a step in four 64-bit lanes, each lane adding the product of
+ * the two halves of (data ^ a key that moves every step) and its
+ * neighbour's raw data (so that a zero product loses nothing), as XXH3's
+ * accumulator does.  Another function of the same bytes, only ever
+ * compared with itself: a page is read on one CPU.
+ */
+#if defined(__x86_64__) && defined(__GNUC__)
+static __attribute__((target("avx2"))) uint64_t
+sum_vals_avx2(const double *v, size_t nv, uint64_t h)
+{
+	const unsigned char *b = (const unsigned char *)v;
+	size_t n = nv * sizeof(*v);
+	__m256i acc = _mm256_set_epi64x((long long)(h ^ 0x165667b19e3779f9ULL),
+	    (long long)(h ^ 0xc2b2ae3d27d4eb4fULL), (long long)(h ^ 0x9e3779b97f4a7c15ULL),
+	    (long long)h);
+	__m256i key = _mm256_set_epi64x(0x27d4eb2f165667c5LL, 0x7a646e4d9ab1d1c3LL,
+	    0x1f83d9abfb41bd6bLL, 0x5be0cd19137e2179LL);
+	const __m256i step = _mm256_set1_epi64x((long long)0x9e3779b97f4a7c15ULL);
+	uint64_t lane[4];
+
+	if (n < 64)
+		return sum_bytes(v, n, h);
+	for (; n >= 32; n -= 32, b += 32) {
+		__m256i d = _mm256_loadu_si256((const __m256i *)(const void *)b);
+		__m256i x = _mm256_xor_si256(d, key);
+		__m256i m = _mm256_mul_epu32(x, _mm256_srli_epi64(x, 32));
+
+		acc = _mm256_add_epi64(acc, _mm256_add_epi64(m,
+		    _mm256_shuffle_epi32(d, _MM_SHUFFLE(1, 0, 3, 2))));
+		key = _mm256_add_epi64(key, step);
+	}
+	_mm256_storeu_si256((__m256i *)(void *)lane, acc);
+	h = ((lane[0] * 0x100000001b3ULL ^ lane[1]) * 0x100000001b3ULL ^ lane[2]) *
+	    0x100000001b3ULL ^ lane[3];
+	h ^= h >> 31;
+	return sum_bytes(b, n, h);
+}
+
+static uint64_t
+sum_vals(const double *v, size_t nv, uint64_t h)
+{
+	static int avx2 = -1;
+
+	if (avx2 < 0)
+		avx2 = __builtin_cpu_supports("avx2") != 0;
+	return avx2 ? sum_vals_avx2(v, nv, h) : sum_bytes(v, nv * sizeof(*v), h);
+}
+#else
+#define sum_vals(v, nv, h) sum_bytes((v), (nv) * sizeof(*(v)), (h))
+#endif
+
 /* Room in t for one more entry (load at most a half); -1 out of memory. */
 static int
 itab_room(struct itab *t)
@@ -234,7 +287,7 @@ pending_add(struct agg *g, const struct kp_src_row *r)
 	g->sum = sum_bytes(&r->line, sizeof(r->line), g->sum);
 	g->sum = sum_bytes(r->text, lt + 1, g->sum);
 	g->sum = sum_bytes(r->address, la + 1, g->sum);
-	g->sum = sum_bytes(r->val, g->nm * sizeof(*r->val), g->sum);
+	g->sum = sum_vals(r->val, g->nm, g->sum);
 	return 0;
 }
 

@@ -262,6 +262,44 @@ START_TEST(test_hotspots_sass_repeated_blocks_count_once)
 }
 END_TEST
 
+/*
+ * A block is a repeat only when every value is: 13 values a row (three
+ * 32-byte steps of the checksum's wide path and a tail), one block changed
+ * in its last value, one with its first four values and the next four
+ * swapped.
+ */
+START_TEST(test_hotspots_repeat_needs_every_value)
+{
+	static const int vals[4][13] = {
+		{ 50, 1, 2, 3, 7, 8, 9, 4, 5, 6, 0, 11, 13 },
+		{ 50, 1, 2, 3, 7, 8, 9, 4, 5, 6, 0, 11, 13 },
+		{ 50, 1, 2, 3, 7, 8, 9, 4, 5, 6, 0, 11, 14 },
+		{ 7, 8, 9, 4, 50, 1, 2, 3, 5, 6, 0, 11, 13 },
+	};
+	char t[8192];
+	struct kp_err err;
+	struct kp_hotspots *h;
+	size_t n = 0;
+	int b, j;
+
+	for (b = 0; b < 4; b++) {
+		n += (size_t)snprintf(t + n, sizeof t - n, "\"Kernel Name\",\"k(int)\"\n"
+		    "\"Address\",\"Source\",\"Warp Stall Sampling (All Samples)\"");
+		for (j = 1; j < 13; j++)
+			n += (size_t)snprintf(t + n, sizeof t - n, ",\"m%d\"", j);
+		n += (size_t)snprintf(t + n, sizeof t - n, "\n\"0x10\",\"FFMA R1, R2, R3, R4\"");
+		for (j = 0; j < 13; j++)
+			n += (size_t)snprintf(t + n, sizeof t - n, ",\"%d\"", vals[b][j]);
+		n += (size_t)snprintf(t + n, sizeof t - n, "\n");
+	}
+	ck_assert_msg((h = read_string(t, &err)) != NULL, "%s", err.msg);
+	ck_assert_uint_eq(h->copies, 3);
+	ck_assert_uint_eq(h->duplicates, 1);
+	ck_assert(h->total == 50 + 50 + 7);
+	kp_hotspots_free(h);
+}
+END_TEST
+
 START_TEST(test_hotspots_triton_rows_carry_py_lines)
 {
 	struct kp_hotspots *h = read_fixture("h200/triton_hgemm/source_cuda_sass.csv", NULL);
@@ -557,6 +595,7 @@ hotspots_suite(void)
 	tcase_add_test(tc, test_hotspots_producer_on_same_line_is_named);
 	tcase_add_test(tc, test_hotspots_stream_triad_sums_copies);
 	tcase_add_test(tc, test_hotspots_sass_repeated_blocks_count_once);
+	tcase_add_test(tc, test_hotspots_repeat_needs_every_value);
 	tcase_add_test(tc, test_hotspots_triton_rows_carry_py_lines);
 	tcase_add_test(tc, test_hotspots_triton_without_py_line_is_best_effort);
 	tcase_add_test(tc, test_hotspots_word_bar_in_source_is_not_an_opcode);
