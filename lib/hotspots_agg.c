@@ -52,14 +52,21 @@ vadd_avx2(double *dst, const double *v, size_t n)
 	vadd_plain(dst + i, v + i, n - i);
 }
 
-static void
-vadd(double *dst, const double *v, size_t n)
+/* Whether this CPU has AVX2, asked once: the sums and the checksum choose by it. */
+static int
+has_avx2(void)
 {
 	static int avx2 = -1;
 
 	if (avx2 < 0)
 		avx2 = __builtin_cpu_supports("avx2") != 0;
-	if (avx2)
+	return avx2;
+}
+
+static void
+vadd(double *dst, const double *v, size_t n)
+{
+	if (has_avx2())
 		vadd_avx2(dst, v, n);
 	else
 		vadd_plain(dst, v, n);
@@ -196,11 +203,7 @@ sum_vals_avx2(const double *v, size_t nv, uint64_t h)
 static uint64_t
 sum_vals(const double *v, size_t nv, uint64_t h)
 {
-	static int avx2 = -1;
-
-	if (avx2 < 0)
-		avx2 = __builtin_cpu_supports("avx2") != 0;
-	return avx2 ? sum_vals_avx2(v, nv, h) : sum_bytes(v, nv * sizeof(*v), h);
+	return has_avx2() ? sum_vals_avx2(v, nv, h) : sum_bytes(v, nv * sizeof(*v), h);
 }
 #else
 #define sum_vals(v, nv, h) sum_bytes((v), (nv) * sizeof(*(v)), (h))
