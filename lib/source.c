@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -21,6 +23,7 @@
 #include "kp_diag.h"
 #include "kp_number.h"
 #include "kp_source.h"
+#include "source_pipe.h"
 
 struct kp_src {
 	struct kp_csv *csv;
@@ -38,6 +41,8 @@ struct kp_src {
 	double *none;		/* nmetric NaNs: a row's values before it is read */
 	int pending_header;	/* kp_src_open read a header not yet reported */
 	unsigned long hdrline;
+	unsigned long labgen;	/* counts the changes of file or function (source_pipe.c) */
+	struct kp_src_pipe *pipe;	/* the rows parsed on a thread, or NULL */
 };
 
 /* Columns that hold words or "Global(2)"-style lists, not numbers. */
@@ -175,17 +180,20 @@ take_label(struct kp_src *s, struct kp_err *err)
 	const char *v = f1 ? f1->s : "";
 
 	if (fieq(f0, "Kernel Name")) {
+		s->labgen++;
 		if (setstr(&s->function, v) < 0 || setstr(&s->file, "") < 0)
 			return nomem(s, err);
 		s->fngen++;
 		return 1;
 	}
 	if (fieq(f0, "File Path")) {
+		s->labgen++;
 		if (setstr(&s->file, v) < 0)
 			return nomem(s, err);
 		return 1;
 	}
 	if (fieq(f0, "Function Name")) {
+		s->labgen++;
 		if (setstr(&s->function, v) < 0)
 			return nomem(s, err);
 		s->fngen++;
@@ -216,6 +224,30 @@ no_table(struct kp_src *s, const char *name, struct kp_err *err)
 	kp_errf(err, KP_EXIT_NOSOURCE, "%s: no source table: ncu has no lineinfo for %.*s "
 	    "(build it with -lineinfo, or collect the SASS view: --print-source sass)", name,
 	    n > 200 ? 200 : n, k);
+}
+
+static int src_next(void *arg, struct kp_src_row *row, struct kp_err *err);
+
+/*
+ * Whether the rows of fp are parsed on a thread of their own (source_pipe.c):
+ * KP_SOURCE_THREAD=0 never, =1 always; by default for a regular file of
+ * PIPE_MIN bytes or more on two CPUs or more (a small page costs more to hand
+ * over than to read).
+ */
+#define PIPE_MIN ((off_t)8 << 20)
+static int
+pipe_wanted(FILE *fp)
+{
+	const char *env = getenv("KP_SOURCE_THREAD");
+	struct stat st;
+	int fd = fileno(fp);
+
+	if (env != NULL && strcmp(env, "0") == 0)
+		return 0;
+	if (env != NULL && strcmp(env, "1") == 0)
+		return 1;
+	return fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_size >= PIPE_MIN && sysconf(_SC_NPROCESSORS_ONLN) >= 2;
 }
 
 struct kp_src *
@@ -250,6 +282,9 @@ kp_src_open(FILE *fp, const char *name, struct kp_err *err)
 		if (take_header(s, k, err) < 0)
 			goto fail;
 		s->pending_header = 1;
+		/* no thread (none wanted, or none could start): the rows are read here */
+		if (pipe_wanted(fp))
+			s->pipe = kp_src_pipe_start(src_next, s, &s->labgen, s->nmetric);
 		return s;
 	}
 	if (r == 0)
@@ -266,6 +301,7 @@ kp_src_close(struct kp_src *s)
 
 	if (s == NULL)
 		return;
+	kp_src_pipe_stop(s->pipe);	/* before the reader it reads with */
 	kp_csv_close(s->csv);
 	for (i = 0; s->metric && i < s->nmetric; i++)
 		free(s->metric[i]);
@@ -590,9 +626,11 @@ take_row(struct kp_src *s, struct kp_src_row *row, struct kp_err *err)
 	    kp_src_kind_name(s->kind), f0 ? f0->s : "");
 }
 
-int
-kp_src_next(struct kp_src *s, struct kp_src_row *row, struct kp_err *err)
+/* kp_src_next() of this thread (or of the pipe's producer: arg is s). */
+static int
+src_next(void *arg, struct kp_src_row *row, struct kp_err *err)
 {
+	struct kp_src *s = arg;
 	int r;
 
 	if (s->pending_header) {
@@ -625,6 +663,14 @@ kp_src_next(struct kp_src *s, struct kp_src_row *row, struct kp_err *err)
 			return r;
 	}
 	return r;
+}
+
+int
+kp_src_next(struct kp_src *s, struct kp_src_row *row, struct kp_err *err)
+{
+	if (s->pipe != NULL)
+		return kp_src_pipe_next(s->pipe, row, err);
+	return src_next(s, row, err);
 }
 
 /* An instruction text past its leading blanks and predicate guard

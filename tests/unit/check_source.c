@@ -1,4 +1,5 @@
 /* Unit tests for source.c: the streaming reader of ncu's source page. */
+#include <glob.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -445,6 +446,148 @@ START_TEST(test_stall_reason_names)
 }
 END_TEST
 
+/*
+ * Every row of fp (its values as bits), with KP_SOURCE_THREAD=mode: what
+ * kp_src_open and kp_src_next give, one line a row, and how it ended.
+ */
+static char *
+rows_text(FILE *fp, const char *name, const char *mode, size_t *nrows)
+{
+	char *buf = NULL;
+	size_t len = 0, i, nm;
+	FILE *out = open_memstream(&buf, &len);
+	struct kp_err err;
+	struct kp_src_row r;
+	struct kp_src *s;
+	int rc;
+
+	ck_assert_ptr_nonnull(out);
+	ck_assert_int_eq(setenv("KP_SOURCE_THREAD", mode, 1), 0);
+	rewind(fp);
+	*nrows = 0;
+	if ((s = kp_src_open(fp, name, &err)) == NULL) {
+		fprintf(out, "open %d %s\n", err.status, err.msg);
+		fclose(out);
+		return buf;
+	}
+	nm = kp_src_nmetrics(s);
+	while ((rc = kp_src_next(s, &r, &err)) == 1) {
+		fprintf(out, "%d|%s|%s|%lu|%ld|%s|%s|%lu|", (int)r.ev, r.file, r.function,
+		    r.fngen, r.line, r.text, r.address, r.csvline);
+		for (i = 0; i < nm; i++) {
+			unsigned long long b;
+
+			memcpy(&b, &r.val[i], sizeof(b));
+			fprintf(out, "%llx,", b);
+		}
+		fputc('\n', out);
+		(*nrows)++;
+	}
+	fprintf(out, "end %d %d %s\n", rc, rc < 0 ? err.status : 0, rc < 0 ? err.msg : "");
+	kp_src_close(s);
+	fclose(out);
+	return buf;
+}
+
+static void
+assert_thread_same(FILE *fp, const char *name, size_t *nrows)
+{
+	size_t n0, n1;
+	char *a = rows_text(fp, name, "0", &n0), *b = rows_text(fp, name, "1", &n1);
+
+	ck_assert_uint_eq(n0, n1);
+	ck_assert_msg(strcmp(a, b) == 0, "%s: the rows read on a thread differ", name);
+	*nrows = n0;
+	free(a);
+	free(b);
+}
+
+/* The rows handed over from the parse thread (source_pipe.c) are the rows
+ * read in line: every source page of the fixtures, field for field. */
+START_TEST(test_source_thread_same_rows_on_fixtures)
+{
+	glob_t g;
+	size_t i, n, pages = 0, rows = 0;
+
+	ck_assert_int_eq(glob(KP_FIXTURES "/*/*/*source*.csv", 0, NULL, &g), 0);
+	for (i = 0; i < g.gl_pathc; i++) {
+		FILE *fp = fopen(g.gl_pathv[i], "rb");
+
+		ck_assert_ptr_nonnull(fp);
+		assert_thread_same(fp, g.gl_pathv[i], &n);
+		rows += n;
+		pages += n > 0;
+		fclose(fp);
+	}
+	globfree(&g);
+	ck_assert_uint_ge(pages, 20);
+	ck_assert_uint_gt(rows, 5000);
+}
+END_TEST
+
+/*
+ * A page of many batches: hgemm_v0's blocks 12 times (2,448 records), a row
+ * whose source text (40 KB) passes a batch's strings, a "File Path" without a
+ * new function, then a record no source page has: the same rows, then the
+ * same error, on the thread and off it; and a page closed early.
+ */
+START_TEST(test_source_thread_batches_long_rows_and_error)
+{
+	char path[1024], *page = NULL, *big;
+	size_t plen = 0, n, i, body;
+	FILE *in, *fp;
+	struct kp_err err;
+	struct kp_src_row r;
+	struct kp_src *s;
+	long at;
+
+	snprintf(path, sizeof(path), "%s/h200/hgemm_v0/source_cuda_sass.csv", KP_FIXTURES);
+	ck_assert_ptr_nonnull(in = fopen(path, "rb"));
+	ck_assert_int_eq(fseek(in, 0, SEEK_END), 0);
+	ck_assert_int_gt(at = ftell(in), 0);
+	ck_assert_ptr_nonnull(page = malloc((size_t)at + 1));
+	rewind(in);
+	ck_assert_uint_eq(fread(page, 1, (size_t)at, in), (size_t)at);
+	fclose(in);
+	plen = (size_t)at;
+	/* from the first "File Path" record on: the blocks */
+	ck_assert_ptr_nonnull(big = strstr(page, "\"File Path\""));
+	body = (size_t)(big - page);
+	ck_assert_ptr_nonnull(fp = tmpfile());
+	fwrite(page, 1, plen, fp);
+	for (i = 0; i < 11; i++)
+		fwrite(page + body, 1, plen - body, fp);
+	ck_assert_ptr_nonnull(big = malloc(40001));
+	memset(big, 'x', 40000);
+	big[40000] = '\0';
+	fprintf(fp, "\"7\",\"%s\",\"-\",\"-\",\"5\"\n", big);
+	fprintf(fp, "\"File Path\",\"/src/other.cu\"\n\"8\",\"y = 1;\",\"-\",\"-\",\"6\"\n");
+	fprintf(fp, "\"Surprise\",\"no such record\"\n");
+	fflush(fp);
+	assert_thread_same(fp, "many.csv", &n);
+	ck_assert_uint_gt(n, 2048);	/* past two batches of 1,024 */
+	{
+		size_t n1;
+		char *t = rows_text(fp, "many.csv", "1", &n1);
+
+		ck_assert_ptr_nonnull(strstr(t, "|/src/other.cu|"));
+		ck_assert_ptr_nonnull(strstr(t, big));
+		ck_assert_ptr_nonnull(strstr(t, "end -1 3 many.csv:"));
+		free(t);
+	}
+	/* closed after a few rows, the thread still parsing */
+	ck_assert_int_eq(setenv("KP_SOURCE_THREAD", "1", 1), 0);
+	rewind(fp);
+	ck_assert_ptr_nonnull(s = kp_src_open(fp, "many.csv", &err));
+	for (i = 0; i < 3; i++)
+		ck_assert_int_eq(kp_src_next(s, &r, &err), 1);
+	kp_src_close(s);
+	fclose(fp);
+	free(big);
+	free(page);
+}
+END_TEST
+
 static Suite *
 source_suite(void)
 {
@@ -464,6 +607,8 @@ source_suite(void)
 	tcase_add_test(tc, test_ptx_opcode);
 	tcase_add_test(tc, test_stall_reason_names);
 	tcase_add_test(tc, test_sass_tensor_families_and_descriptions);
+	tcase_add_test(tc, test_source_thread_same_rows_on_fixtures);
+	tcase_add_test(tc, test_source_thread_batches_long_rows_and_error);
 	suite_add_tcase(s, tc);
 	return s;
 }
