@@ -12,15 +12,20 @@
 # library's kp_merge_raw, through tests/bench/merge.c) of two stage files
 # at 5,000 and 20,000 launches, kp-hotspots on a source page of 100 MB and
 # 1 GB (tests/bench/gen-source.sh), and each program's start-up.
-# Each figure is the median of BENCH_RUNS (3) runs; the Python peer runs once
-# and is estimated from its 100 MB speed when that would take longer than
-# BENCH_PY_MAX_S (120) seconds ("~").  BENCH_MAX_MB (1024) caps the sizes.
+# kp-extract and kp-hotspots run by turns with `wc -l` and `cat` on the same
+# file, BENCH_ROUNDS (7) rounds, each run timed by tests/bench/timeit.c; each
+# figure is the median of its rounds, so a slow minute of a shared machine
+# falls on both sides of a ratio.  The merge's figures are the median of
+# BENCH_RUNS (3) runs; the Python peer runs once and is estimated from its
+# 100 MB speed when that would take longer than BENCH_PY_MAX_S (120) seconds
+# ("~").  BENCH_MAX_MB (1024) caps the sizes.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${BENCH_BIN:-$top/bin}
 fix=$top/tests/fixtures/h200/torch_mix/basic_raw_200.csv
 srcfix=$top/tests/fixtures/h200/hgemm_v0/source_cuda_sass.csv
 max=${BENCH_MAX_MB:-1024}
 runs=${BENCH_RUNS:-3}
+rounds=${BENCH_ROUNDS:-7}
 pymax=${BENCH_PY_MAX_S:-120}
 LC_ALL=C
 export LC_ALL
@@ -31,6 +36,7 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 ${CC:-cc} -O2 -I"$top/lib" $(pkg-config --cflags jansson 2>/dev/null) -o "$tmp/merge" \
     "$top/tests/bench/merge.c" "${BENCH_LIB:-$top/build/libkp.a}" \
     $(pkg-config --libs jansson libfyaml 2>/dev/null) -lm || exit 4
+${CC:-cc} -O2 -o "$tmp/timeit" "$top/tests/bench/timeit.c" || exit 4
 
 # measure CMD...: median over $runs runs of "wall maxrss_kb"
 measure() {
@@ -43,6 +49,25 @@ measure() {
 		i=$((i + 1))
 	done
 	sort -n "$tmp/m" | awk '{ w[NR] = $1; r[NR] = $2 } END { m = int((NR + 1) / 2); print w[m], r[m] }'
+}
+med() { sort -n "$1" | awk '{ w[NR] = $1; r[NR] = $2 } END { m = int((NR + 1) / 2); print w[m], r[m] }'; }
+# turns F CMD...: CMD, `wc -l F` and `cat F` (to /dev/null) by turns, $rounds
+# rounds: the medians "CMD's seconds, its RSS KiB, wc's seconds, cat's seconds"
+turns() {
+	tf=$1
+	shift
+	: > "$tmp/tk"
+	: > "$tmp/tw"
+	: > "$tmp/tc"
+	i=0
+	while [ "$i" -lt "$rounds" ]; do
+		"$tmp/timeit" "$@" >> "$tmp/tk" 2>"$tmp/err" ||
+		    { echo "bench: $* failed:" >&2; cat "$tmp/err" >&2; }
+		"$tmp/timeit" wc -l "$tf" >> "$tmp/tw"
+		"$tmp/timeit" cat "$tf" >> "$tmp/tc"
+		i=$((i + 1))
+	done
+	echo "$(med "$tmp/tk") $(med "$tmp/tw" | cut -d' ' -f1) $(med "$tmp/tc" | cut -d' ' -f1)"
 }
 # hyperfine when present (GNU time counts in 10 ms steps): median seconds
 hsec() {
@@ -62,7 +87,7 @@ mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
 uname -m | tr '\n' ' '; grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'
 echo "$(nproc) CPUs, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u '+%Y-%m-%d %H:%M UTC')"
 echo
-echo "kp-extract (MB/s wall; ratios of MB/s; RSS MiB; median of $runs runs)"
+echo "kp-extract (MB/s wall; ratios of MB/s; RSS MiB; median of $rounds rounds by turns with wc and cat)"
 printf '| %-14s | %5s | %7s | %8s | %6s | %5s | %5s | %12s | %6s | %6s | %6s |\n' input MB kernels launches \
     "MB/s" "/wc" "/cat" "python3 MB/s" "kp/py" "RSS" "py RSS"
 echo "|---|---|---|---|---|---|---|---|---|---|---|"
@@ -78,11 +103,8 @@ for c in "torch_mix 10 0" "torch_mix 100 0" "torch_mix 1024 0" "1000_kernels 100
 	launches=$(($(grep -c '^"' "$f") - 2))
 	kernels=$(sed '1,2d' "$f" | awk -F'","' '!s[$5]++' | wc -l)
 	cat "$f" > /dev/null
-	set -- $(measure "$bin/kp-extract" -o "$tmp/out" "$f")
-	kt=$1 kr=$2
-	[ "$mb" -le 100 ] && kt=$(hsec "$bin/kp-extract -o $tmp/out $f")
-	wt=$(hsec "wc -l $f")
-	ct=$(hsec "sh -c 'cat $f > /dev/null'")
+	set -- $(turns "$f" "$bin/kp-extract" -o "$tmp/out" "$f")
+	kt=$1 kr=$2 wt=$3 ct=$4
 	kw=$(mbps "$bytes" "$kt")
 	est=0
 	[ -n "$pyrate" ] && est=$(awk -v b="$bytes" -v r="$pyrate" 'BEGIN { printf "%d", b / 1048576 / r }')
@@ -127,10 +149,9 @@ for mb in 100 1024; do
 	sync
 	bytes=$(wc -c < "$f")
 	cat "$f" > /dev/null
-	set -- $(measure "$bin/kp-hotspots" -o "$tmp/hs.csv" "$f")
+	set -- $(turns "$f" "$bin/kp-hotspots" -o "$tmp/hs.csv" "$f")
 	kw=$(mbps "$bytes" "$1")
-	wt=$(hsec "wc -l $f")
-	ct=$(hsec "sh -c 'cat $f > /dev/null'")
+	wt=$3 ct=$4
 	printf '| %5s | %6s | %5s | %5s | %6s |\n' "$mb" "$kw" "$(ratio "$kw" "$(mbps "$bytes" "$wt")")" \
 	    "$(ratio "$kw" "$(mbps "$bytes" "$ct")")" "$(mib "$2")"
 	rm -f "$f" "$tmp/hs.csv"
