@@ -187,7 +187,10 @@ result(const struct kp_src *s, const struct cols *c, const struct tally *t)
  */
 struct fnseen {
 	char *name;
-	struct kp_strmap addrs;
+	struct kp_strmap addrs;	/* its addresses -> their place in seq */
+	char **seq;		/* ... in the order first seen */
+	size_t nseq, cseq;
+	size_t pos;		/* where the next row's address is expected in seq */
 };
 
 struct kp_evidence {
@@ -254,6 +257,42 @@ fn_seen(struct kp_evidence *e, const struct kp_src_row *row)
 	return 0;
 }
 
+/*
+ * Row r's address among function f's: counted when new.  A launch copy lists
+ * a function's addresses in the order the first copy did, so the address
+ * after the last row's is tried first (one compare, no hash); a miss looks
+ * it up, and the next row is tried after where it was found.
+ */
+static int
+fn_addr(struct kp_evidence *e, struct fnseen *f, const struct kp_src_row *r)
+{
+	size_t v = f->nseq;
+	int rc;
+
+	if (f->pos < f->nseq && strcmp(f->seq[f->pos], r->address) == 0) {
+		f->pos++;
+		return 0;
+	}
+	if ((rc = kp_strmap_get_put(&f->addrs, r->address, &v)) < 0)
+		return -1;
+	f->pos = v + 1;
+	if (rc == 1)
+		return 0;
+	if (f->nseq == f->cseq) {
+		size_t c = f->cseq ? f->cseq * 2 : 64;
+		char **n = realloc(f->seq, c * sizeof(*n));
+
+		if (n == NULL)
+			return -1;
+		f->seq = n;
+		f->cseq = c;
+	}
+	if ((f->seq[f->nseq] = strdup(r->address)) == NULL)
+		return -1;
+	f->nseq++;
+	return count(&e->t, &e->c, r);
+}
+
 int
 kp_evidence_add(struct kp_evidence *e, const struct kp_src_row *r)
 {
@@ -264,11 +303,8 @@ kp_evidence_add(struct kp_evidence *e, const struct kp_src_row *r)
 		return 0;
 	if (fn_seen(e, r) < 0)
 		return -1;
-	if (!e->last_at && strchr(r->address, '@') == NULL) {
-		if ((rc = kp_strmap_get_put(&e->fns[e->last].addrs, r->address, &dummy)) < 0)
-			return -1;
-		return rc == 1 ? 0 : count(&e->t, &e->c, r);
-	}
+	if (!e->last_at && strchr(r->address, '@') == NULL)
+		return fn_addr(e, &e->fns[e->last], r);
 	lf = strlen(r->function);
 	la = strlen(r->address);
 	if (lf + la + 2 > e->ckey) {
@@ -310,6 +346,9 @@ kp_evidence_free(struct kp_evidence *e)
 		e->nfns--;
 		free(e->fns[e->nfns].name);
 		kp_strmap_free(&e->fns[e->nfns].addrs);
+		while (e->fns[e->nfns].nseq > 0)
+			free(e->fns[e->nfns].seq[--e->fns[e->nfns].nseq]);
+		free(e->fns[e->nfns].seq);
 	}
 	free(e->fns);
 	free(e->key);

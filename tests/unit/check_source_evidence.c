@@ -75,6 +75,56 @@ START_TEST(test_evidence_counts_each_key_once)
 }
 END_TEST
 
+/*
+ * Launch copies that list a function's addresses in the first copy's order,
+ * then out of it, with new ones between: each address counts once, at its
+ * first row, whatever the order (fn_addr's guess of the next address is
+ * only a guess).
+ */
+START_TEST(test_evidence_copies_in_and_out_of_order)
+{
+	static const char *const copies[] = { "10 20 30", "10 20 30", "30 10 40 20",
+		"20 50 10", "10 20 30 40 50", "60 60 10" };
+	char t[8192];
+	size_t len = 0, i, n = 0;
+	double want = 0;
+	char seen[8][8];
+	size_t nseen = 0, j;
+	struct kp_err err;
+	json_t *e;
+	FILE *fp;
+
+	for (i = 0; i < sizeof(copies) / sizeof(copies[0]); i++) {
+		char buf[64], *a, *save = NULL;
+
+		len += (size_t)snprintf(t + len, sizeof(t) - len, "\"Kernel Name\",\"k\"\n"
+		    "\"Address\",\"Source\",\"Warp Stall Sampling (All Samples)\"\n");
+		snprintf(buf, sizeof(buf), "%s", copies[i]);
+		for (a = strtok_r(buf, " ", &save); a != NULL; a = strtok_r(NULL, " ", &save)) {
+			n++;
+			len += (size_t)snprintf(t + len, sizeof(t) - len,
+			    "\"0x%s\",\"FFMA R1\",\"%zu\"\n", a, n);
+			for (j = 0; j < nseen && strcmp(seen[j], a) != 0; j++)
+				;
+			if (j == nseen) {
+				snprintf(seen[nseen++], sizeof(seen[0]), "%s", a);
+				want += (double)n;
+			}
+		}
+	}
+	ck_assert_uint_eq(nseen, 6);
+	ck_assert_ptr_nonnull(fp = fmemopen(t, len, "r"));
+	e = kp_source_evidence_read(fp, "mem", &err);
+	ck_assert_msg(e != NULL, "%s", err.msg);
+	ck_assert_int_eq(json_integer_value(json_object_get(e, "instructions")), 6);
+	/* first rows: 0x10 1, 0x20 2, 0x30 3, 0x40 9, 0x50 12, 0x60 19 */
+	ck_assert(want == 46);
+	ck_assert(json_real_value(json_object_get(e, "samples")) == want);
+	json_decref(e);
+	fclose(fp);
+}
+END_TEST
+
 static Suite *
 source_evidence_suite(void)
 {
@@ -82,6 +132,7 @@ source_evidence_suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, test_evidence_counts_each_key_once);
+	tcase_add_test(tc, test_evidence_copies_in_and_out_of_order);
 	suite_add_tcase(s, tc);
 	return s;
 }
