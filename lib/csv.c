@@ -36,6 +36,13 @@
 #define CHUNK KP_CSV_CHUNK
 #define PAD 64			/* zeroed bytes past the sentinel: whole-block loads */
 
+#define NFE 4		/* the leading fields whose ends a prescan keeps */
+struct ends {			/* closing quotes, from the record's start */
+	uint32_t fe[NFE];	/* of fields 0 .. nfe - 1 */
+	uint32_t le, lp;	/* of the last field and the one before it */
+	uint32_t nfe;
+};
+
 struct kp_csv {
 	FILE *fp;
 	int own;
@@ -71,6 +78,8 @@ struct kp_csv {
 	uint32_t *picked;	/* pending: field i is set when picked[i] == gen */
 	uint32_t gen;
 	int crlast;		/* the last field ends in a CR of the line ending */
+	struct ends q;		/* the pending record's, from a prescan (q.nfe 0: none) */
+	int haveq;
 	unsigned long line;	/* lines consumed so far */
 	unsigned long recline;	/* line where the current record began */
 	unsigned long noise;
@@ -90,6 +99,7 @@ struct prescan {
 		uint32_t off, len;	/* the line, from the data's start */
 		uint32_t mi;		/* its masks and counts: masks + mi */
 		uint32_t r;		/* SCAN_FORM or SCAN_OTHER */
+		struct ends q;		/* SCAN_FORM: for kp_csv_pick without a walk */
 	} *rec;
 	size_t n, cap;
 	uint64_t *masks;
@@ -840,6 +850,8 @@ fast_record(struct kp_csv *c)
 			c->bcnt = p->bcnt + e->mi;
 			len = e->len;
 			r = e->r;
+			c->q = e->q;
+			c->haveq = 1;
 			goto scanned;
 		}
 	}
@@ -850,6 +862,7 @@ fast_record(struct kp_csv *c)
 		}
 		c->masks = c->mown;
 		c->bcnt = c->bown;
+		c->haveq = 0;
 		if ((r = c->scan(c->buf + c->pos, c->end - c->pos, c->masks, c->bcnt,
 		    &len)) != SCAN_MORE)
 			break;
@@ -998,6 +1011,37 @@ prescans_free(struct prescans *p)
 }
 
 /*
+ * The closing quotes of a fast-form record's first NFE fields and of its
+ * last two, from its nblk masks (the walk kp_csv_pick would make, done
+ * here on the reader thread, where the masks were just written).
+ */
+#ifdef __SSE2__
+static void
+ends_of(const uint64_t *m, size_t nblk, struct ends *q)
+{
+	size_t k, j = 0;
+	uint64_t x;
+	int found = 0;
+
+	for (k = 0; k < nblk && j < NFE; k++)
+		for (x = m[k]; x != 0 && j < NFE; x &= x - 1)
+			q->fe[j++] = (uint32_t)(k * 64 + (size_t)__builtin_ctzll(x));
+	q->nfe = (uint32_t)j;
+	q->le = q->lp = 0;
+	for (k = nblk; k-- > 0 && found < 2;)
+		for (x = m[k]; x != 0 && found < 2; found++) {
+			uint32_t b = (uint32_t)(63 - __builtin_clzll(x));
+
+			if (found == 0)
+				q->le = (uint32_t)(k * 64) + b;
+			else
+				q->lp = (uint32_t)(k * 64) + b;
+			x &= ~((uint64_t)1 << b);
+		}
+}
+#endif
+
+/*
  * On the reader thread: scan the lines of a buffer just read that begin
  * after its first newline (the one before may have begun in the buffer
  * before), as fast_record() would, until one runs past the data.
@@ -1029,7 +1073,10 @@ prescan(void *arg, int slot, const char *data, size_t n)
 		p->rec[p->n].off = (uint32_t)(at - data);
 		p->rec[p->n].len = (uint32_t)len;
 		p->rec[p->n].mi = (uint32_t)mi;
-		p->rec[p->n++].r = (uint32_t)r;
+		p->rec[p->n].r = (uint32_t)r;
+		if (r == SCAN_FORM)
+			ends_of(p->masks + mi, (len + 63) / 64, &p->rec[p->n].q);
+		p->n++;
 		if (r == SCAN_FORM)
 			mi += (len + 63) / 64 + 1;
 	}
@@ -1238,10 +1285,18 @@ kp_csv_pick(struct kp_csv *c, const size_t *idx, size_t n)
 	for (j = 0; j < n; j++) {
 		if ((i = idx[j]) >= c->nf || c->picked[i] == c->gen)
 			continue;
-		if ((i > 0 ? i - 1 : 0) < w.at)	/* not ascending: from the start again */
-			walk_start(c, &w);
-		start = i == 0 ? 1 : walk_to(c, &w, i - 1) + 3;
-		end = walk_to(c, &w, i);
+		if (c->haveq && i < c->q.nfe) {	/* the reader thread found them */
+			start = i == 0 ? 1 : c->q.fe[i - 1] + 3;
+			end = c->q.fe[i];
+		} else if (c->haveq && i + 1 == c->nf) {
+			start = i == 0 ? 1 : c->q.lp + 3;
+			end = c->q.le;
+		} else {
+			if ((i > 0 ? i - 1 : 0) < w.at)	/* not ascending: from the start again */
+				walk_start(c, &w);
+			start = i == 0 ? 1 : walk_to(c, &w, i - 1) + 3;
+			end = walk_to(c, &w, i);
+		}
 		set_field(c, i, start, end);
 		c->picked[i] = c->gen;
 	}

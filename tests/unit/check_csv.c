@@ -838,6 +838,86 @@ START_TEST(test_csv_readahead_same_records)
 }
 END_TEST
 
+/*
+ * Fields picked from a lazy record whose reader thread found their ends
+ * (the first four and the last: kp_csv_pick takes them without a walk) are
+ * the fields a whole split gives, alone, in any order, mixed with others;
+ * a CR before the newline stays out of the last one.
+ */
+START_TEST(test_csv_readahead_picks_as_split)
+{
+	static const size_t chunks[] = { 512, 65536 };
+	struct kp_err err;
+	size_t cap = 3 * 1024 * 1024, n, ci, i, picked = 0;
+	char *s = malloc(cap), path[] = "/tmp/kp-check-csv-XXXXXX";
+	int fd;
+	FILE *fp;
+
+	ck_assert_ptr_nonnull(s);
+	n = mixed_input(s, cap);
+	ck_assert_int_ge(fd = mkstemp(path), 0);
+	ck_assert_uint_eq((size_t)write(fd, s, n), n);
+	close(fd);
+	for (ci = 0; ci < sizeof(chunks) / sizeof(chunks[0]); ci++) {
+		struct kp_csv *a, *b;
+		int ra;
+
+		ck_assert_ptr_nonnull(fp = fmemopen(s, n, "r"));
+		ck_assert_ptr_nonnull(a = kp_csv_open(fp, "mem.csv"));
+		kp_csv_readahead(chunks[ci]);
+		b = kp_csv_open_path(path, &err);
+		kp_csv_readahead(0);
+		ck_assert_ptr_nonnull(b);
+		ck_assert_int_eq(kp_csv_lazy(b, 1), 0);
+		for (i = 0; (ra = kp_csv_next(a, &err)) == 1; i++) {
+			size_t nf, last, set[5], k, np;
+
+			ck_assert_int_eq(kp_csv_next(b, &err), 1);
+			nf = kp_csv_nfields(a);
+			ck_assert_uint_eq(kp_csv_nfields(b), nf);
+			last = nf - 1;
+			switch (i % 4) {
+			case 0:		/* as kp_src_next picks */
+				set[0] = 0, set[1] = 1, set[2] = 2, set[3] = 3, set[4] = last;
+				np = 5;
+				break;
+			case 1:
+				set[0] = last, np = 1;
+				break;
+			case 2:		/* descending, one between */
+				set[0] = last, set[1] = nf / 2, set[2] = 3, set[3] = 0, np = 4;
+				break;
+			default:
+				set[0] = 2, set[1] = last, set[2] = 1, np = 3;
+				break;
+			}
+			kp_csv_pick(b, set, np);
+			for (k = 0; k < np; k++) {
+				const struct kp_field *fa, *fb;
+
+				if (set[k] >= nf)
+					continue;
+				fa = kp_csv_field(a, set[k]);
+				fb = kp_csv_field(b, set[k]);
+				ck_assert_ptr_nonnull(fb);
+				ck_assert_msg(fa->len == fb->len && memcmp(fa->s, fb->s, fa->len + 1) == 0,
+				    "chunk %zu: record %zu field %zu: \"%s\", split \"%s\"", chunks[ci],
+				    i, set[k], fb->s, fa->s);
+				picked++;
+			}
+		}
+		ck_assert_int_eq(ra, 0);
+		ck_assert_int_eq(kp_csv_next(b, &err), 0);
+		kp_csv_close(a);
+		kp_csv_close(b);
+		fclose(fp);
+	}
+	ck_assert_uint_gt(picked, 10000);
+	unlink(path);
+	free(s);
+}
+END_TEST
+
 static Suite *
 csv_suite(const char *isa)
 {
@@ -845,6 +925,7 @@ csv_suite(const char *isa)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, test_csv_skips_noise_lines);
+	tcase_add_test(tc, test_csv_readahead_picks_as_split);
 	tcase_add_test(tc, test_csv_quotes_commas_newlines);
 	tcase_add_test(tc, test_csv_truncated_quote_is_error);
 	tcase_add_test(tc, test_csv_missing_final_newline_is_error);
