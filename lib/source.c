@@ -37,7 +37,8 @@ struct kp_src {
 	int ident;		/* colmap[i] is i - fixed for every metric column */
 	size_t ncol;
 	size_t fixed;		/* leading non-metric columns: 2 or 4 */
-	double *val;
+	double *val;		/* the row's values: valown, or where the pipe wants them */
+	double *valown;
 	double *none;		/* nmetric NaNs: a row's values before it is read */
 	int pending_header;	/* kp_src_open read a header not yet reported */
 	unsigned long hdrline;
@@ -126,7 +127,7 @@ take_header(struct kp_src *s, enum kp_src_kind k, struct kp_err *err)
 		s->fixed = fixed;
 		s->nmetric = n > fixed ? n - fixed : 0;
 		if ((s->metric = calloc(s->nmetric + 1, sizeof(*s->metric))) == NULL ||
-		    (s->val = calloc(s->nmetric + 1, sizeof(*s->val))) == NULL ||
+		    (s->val = s->valown = calloc(s->nmetric + 1, sizeof(*s->val))) == NULL ||
 		    (s->none = malloc((s->nmetric + 1) * sizeof(*s->none))) == NULL)
 			return nomem(s, err);
 		for (i = 0; i < s->nmetric; i++) {
@@ -226,7 +227,7 @@ no_table(struct kp_src *s, const char *name, struct kp_err *err)
 	    n > 200 ? 200 : n, k);
 }
 
-static int src_next(void *arg, struct kp_src_row *row, struct kp_err *err);
+static int src_next(void *arg, double *vals, struct kp_src_row *row, struct kp_err *err);
 
 /*
  * Whether the rows of fp are parsed on a thread of their own (source_pipe.c):
@@ -307,7 +308,7 @@ kp_src_close(struct kp_src *s)
 		free(s->metric[i]);
 	free(s->metric);
 	free(s->colmap);
-	free(s->val);
+	free(s->valown);
 	free(s->none);
 	free(s->file);
 	free(s->function);
@@ -626,12 +627,18 @@ take_row(struct kp_src *s, struct kp_src_row *row, struct kp_err *err)
 	    kp_src_kind_name(s->kind), f0 ? f0->s : "");
 }
 
-/* kp_src_next() of this thread (or of the pipe's producer: arg is s). */
+/*
+ * kp_src_next() of this thread, or of the pipe's producer (arg is s), which
+ * has a row's values read straight into its batch at vals.
+ */
 static int
-src_next(void *arg, struct kp_src_row *row, struct kp_err *err)
+src_next(void *arg, double *vals, struct kp_src_row *row, struct kp_err *err)
 {
 	struct kp_src *s = arg;
 	int r;
+
+	if (vals != NULL)
+		s->val = vals;
 
 	if (s->pending_header) {
 		s->pending_header = 0;
@@ -670,7 +677,7 @@ kp_src_next(struct kp_src *s, struct kp_src_row *row, struct kp_err *err)
 {
 	if (s->pipe != NULL)
 		return kp_src_pipe_next(s->pipe, row, err);
-	return src_next(s, row, err);
+	return src_next(s, NULL, row, err);
 }
 
 /* An instruction text past its leading blanks and predicate guard

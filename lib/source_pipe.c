@@ -38,6 +38,8 @@ struct kp_src_pipe {
 	struct batch b[NBATCH];
 	struct batch *cur;	/* the caller's, being read */
 	size_t at;
+	const double *prev;	/* the last row's values: a block row repeats them */
+	double *zero;		/* ... nval zeros before the first row */
 };
 
 /* The batch the producer fills next, waiting for it; NULL once told to stop. */
@@ -118,10 +120,18 @@ add_row(struct kp_src_pipe *p, struct batch *b, const struct kp_src_row *r, cons
 	d->text = put_str(b, r->text, lt);
 	d->address = put_str(b, r->address, la);
 	if (r->val != NULL) {
+		/*
+		 * next read a row's values into this slot; a block row has none
+		 * of its own (the reader's are the last row's), and a row put off
+		 * from the batch before has them in that one's spare slot
+		 */
 		double *v = b->vals + b->n * p->nval;
+		const double *from = r->ev == KP_SRC_BLOCK ? p->prev : r->val;
 
-		memcpy(v, r->val, p->nval * sizeof(*v));
+		if (from != v)
+			memcpy(v, from, p->nval * sizeof(*v));
 		d->val = v;
+		p->prev = v;
 	}
 	b->n++;
 	return 0;
@@ -144,7 +154,8 @@ producer(void *arg)
 		b->end = 0;
 		while (b->n < BROWS) {
 			if (!have) {
-				if ((rc = p->next(p->arg, &row, &b->err)) != 1) {
+				if ((rc = p->next(p->arg, b->vals + b->n * p->nval, &row,
+				    &b->err)) != 1) {
 					b->end = rc == 0 ? 1 : -1;
 					break;
 				}
@@ -179,6 +190,11 @@ kp_src_pipe_start(kp_src_next_fn *next, void *arg, const unsigned long *labgen, 
 	p->arg = arg;
 	p->labgen = labgen;
 	p->nval = nval;
+	if ((p->zero = calloc(nval + 1, sizeof(*p->zero))) == NULL) {
+		free(p);
+		return NULL;
+	}
+	p->prev = p->zero;
 	for (i = 0; i < NBATCH; i++) {
 		struct batch *b = &p->b[i];
 
@@ -213,6 +229,7 @@ fail:
 		free(p->b[i].vals);
 		free(p->b[i].chars);
 	}
+	free(p->zero);
 	free(p);
 	errno = e;
 	return NULL;
@@ -267,5 +284,6 @@ kp_src_pipe_stop(struct kp_src_pipe *p)
 		free(p->b[i].vals);
 		free(p->b[i].chars);
 	}
+	free(p->zero);
 	free(p);
 }

@@ -16,9 +16,12 @@
  *
  * next is called on the producer thread only, from the start on; *labgen
  * is what it counts up whenever the rows' file or function strings change
- * (read on that thread, after each call).  nval: the values each row has.
+ * (read on that thread, after each call).  nval: the values each row has;
+ * vals is where next may read the row's values to (row->val then points
+ * there), nval doubles of the batch.
  */
-typedef int kp_src_next_fn(void *arg, struct kp_src_row *row, struct kp_err *err);
+typedef int kp_src_next_fn(void *arg, double *vals, struct kp_src_row *row,
+    struct kp_err *err);
 
 struct kp_src_pipe;
 /* NULL when out of memory or when no thread can be started (errno says). */
