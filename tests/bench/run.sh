@@ -11,7 +11,8 @@
 # same file in the same run, and peak RSS.  Then kp-collect's merge (the
 # library's kp_merge_raw, through tests/bench/merge.c) of two stage files
 # at 5,000 and 20,000 launches, kp-hotspots on a source page of 100 MB and
-# 1 GB (tests/bench/gen-source.sh), and each program's start-up.
+# 1 GB (tests/bench/gen-source.sh), and each program's start-up beside
+# the I/O floor under kp-extract's small-fixture run (tests/bench/iofloor.c).
 # kp-extract and kp-hotspots run by turns with `wc -l` and `cat` on the same
 # file, BENCH_ROUNDS (7) rounds, each run timed by tests/bench/timeit.c; each
 # figure is the median of its rounds, so a slow minute of a shared machine
@@ -37,6 +38,8 @@ ${CC:-cc} -O2 -I"$top/lib" $(pkg-config --cflags jansson 2>/dev/null) -o "$tmp/m
     "$top/tests/bench/merge.c" "${BENCH_LIB:-$top/build/libkp.a}" \
     $(pkg-config --libs jansson libfyaml 2>/dev/null) -lm || exit 4
 ${CC:-cc} -O2 -o "$tmp/timeit" "$top/tests/bench/timeit.c" || exit 4
+${CC:-cc} -O2 -static -o "$tmp/iofloor" "$top/tests/bench/iofloor.c" 2>/dev/null ||
+    ${CC:-cc} -O2 -o "$tmp/iofloor" "$top/tests/bench/iofloor.c" || exit 4
 
 # measure CMD...: median over $runs runs of "wall maxrss_kb"
 measure() {
@@ -194,3 +197,10 @@ for p in "$bin"/kp-*; do
 	fi
 	printf '| %-14s | %9s | %16s | %12s | %12s |\n' "$b" "$(ms "$(hsec "$p --version")")" "$r" "$r1" "$r2"
 done
+# The floor under kp-extract's small-fixture run: a static program that
+# reads the same file and writes files of the sizes kp-extract wrote, through
+# tmp names and rename(2) (tests/bench/iofloor.c).
+mkdir -p "$d/io"
+io="$tmp/iofloor $fix $d/io"
+for x in "$d"/details/metrics_*.json*; do io="$io $(wc -c < "$x")"; done
+printf '| %-14s | %9s | %16s | %12s | %12s |\n' "I/O floor" "" "$(ms "$(hsec "$io")")" "" ""
