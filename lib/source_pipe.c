@@ -177,6 +177,21 @@ producer(void *arg)
 	return NULL;
 }
 
+/* The batches' arrays, the row of zeros and p itself. */
+static void
+pipe_free(struct kp_src_pipe *p)
+{
+	size_t i;
+
+	for (i = 0; i < NBATCH; i++) {
+		free(p->b[i].rows);
+		free(p->b[i].vals);
+		free(p->b[i].chars);
+	}
+	free(p->zero);
+	free(p);
+}
+
 struct kp_src_pipe *
 kp_src_pipe_start(kp_src_next_fn *next, void *arg, const unsigned long *labgen, size_t nval)
 {
@@ -224,13 +239,7 @@ kp_src_pipe_start(kp_src_next_fn *next, void *arg, const unsigned long *labgen, 
 	return p;
 fail:
 	e = errno;
-	for (i = 0; i < NBATCH; i++) {
-		free(p->b[i].rows);
-		free(p->b[i].vals);
-		free(p->b[i].chars);
-	}
-	free(p->zero);
-	free(p);
+	pipe_free(p);
 	errno = e;
 	return NULL;
 }
@@ -268,8 +277,6 @@ kp_src_pipe_next(struct kp_src_pipe *p, struct kp_src_row *row, struct kp_err *e
 void
 kp_src_pipe_stop(struct kp_src_pipe *p)
 {
-	size_t i;
-
 	if (p == NULL)
 		return;
 	pthread_mutex_lock(&p->mu);
@@ -279,11 +286,5 @@ kp_src_pipe_stop(struct kp_src_pipe *p)
 	pthread_join(p->th, NULL);
 	pthread_cond_destroy(&p->cv);
 	pthread_mutex_destroy(&p->mu);
-	for (i = 0; i < NBATCH; i++) {
-		free(p->b[i].rows);
-		free(p->b[i].vals);
-		free(p->b[i].chars);
-	}
-	free(p->zero);
-	free(p);
+	pipe_free(p);
 }

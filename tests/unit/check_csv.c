@@ -760,31 +760,52 @@ mixed_input(char *s, size_t cap)
 	return (size_t)(p - s);
 }
 
+/* mixed_input() of 3 MB, also written to a file made from path's template */
+static char *
+mixed_file(char *path, size_t *n)
+{
+	size_t cap = 3 * 1024 * 1024;
+	char *s = malloc(cap);
+	int fd;
+
+	ck_assert_ptr_nonnull(s);
+	*n = mixed_input(s, cap);
+	ck_assert_int_ge(fd = mkstemp(path), 0);
+	ck_assert_uint_eq((size_t)write(fd, s, *n), *n);
+	close(fd);
+	return s;
+}
+
+/* s read from memory (*a) and path read ahead in chunks (*b); the FILE of *a */
+static FILE *
+open_pair(char *s, size_t n, const char *path, size_t chunk, struct kp_csv **a, struct kp_csv **b)
+{
+	struct kp_err err;
+	FILE *fp;
+
+	ck_assert_ptr_nonnull(fp = fmemopen(s, n, "r"));
+	ck_assert_ptr_nonnull(*a = kp_csv_open(fp, "mem.csv"));
+	kp_csv_readahead(chunk);
+	*b = kp_csv_open_path(path, &err);
+	kp_csv_readahead(0);
+	ck_assert_ptr_nonnull(*b);
+	return fp;
+}
+
 START_TEST(test_csv_readahead_same_records)
 {
 	static const size_t chunks[] = { 61, 512, 4099, 65536 };
 	struct kp_err err;
-	size_t cap = 3 * 1024 * 1024, n, ci, i, nrec = 0;
-	char *s = malloc(cap), path[] = "/tmp/kp-check-csv-XXXXXX";
-	int fd;
+	size_t n, ci, i, nrec = 0;
+	char path[] = "/tmp/kp-check-csv-XXXXXX", *s = mixed_file(path, &n);
 	FILE *fp;
 
-	ck_assert_ptr_nonnull(s);
-	n = mixed_input(s, cap);
-	ck_assert_int_ge(fd = mkstemp(path), 0);
-	ck_assert_uint_eq((size_t)write(fd, s, n), n);
-	close(fd);
 	for (ci = 0; ci < sizeof(chunks) / sizeof(chunks[0]); ci++) {
 		struct kp_csv *a, *b;
 		int ra, rb;
 		size_t bad = 0;
 
-		ck_assert_ptr_nonnull(fp = fmemopen(s, n, "r"));
-		ck_assert_ptr_nonnull(a = kp_csv_open(fp, "mem.csv"));
-		kp_csv_readahead(chunks[ci]);
-		b = kp_csv_open_path(path, &err);
-		kp_csv_readahead(0);
-		ck_assert_ptr_nonnull(b);
+		fp = open_pair(s, n, path, chunks[ci], &a, &b);
 		ck_assert_int_eq(kp_csv_lazy(a, 1), 0);
 		ck_assert_int_eq(kp_csv_lazy(b, 1), 0);
 		for (i = 0; bad == 0; i++) {
@@ -848,26 +869,15 @@ START_TEST(test_csv_readahead_picks_as_split)
 {
 	static const size_t chunks[] = { 512, 65536 };
 	struct kp_err err;
-	size_t cap = 3 * 1024 * 1024, n, ci, i, picked = 0;
-	char *s = malloc(cap), path[] = "/tmp/kp-check-csv-XXXXXX";
-	int fd;
+	size_t n, ci, i, picked = 0;
+	char path[] = "/tmp/kp-check-csv-XXXXXX", *s = mixed_file(path, &n);
 	FILE *fp;
 
-	ck_assert_ptr_nonnull(s);
-	n = mixed_input(s, cap);
-	ck_assert_int_ge(fd = mkstemp(path), 0);
-	ck_assert_uint_eq((size_t)write(fd, s, n), n);
-	close(fd);
 	for (ci = 0; ci < sizeof(chunks) / sizeof(chunks[0]); ci++) {
 		struct kp_csv *a, *b;
 		int ra;
 
-		ck_assert_ptr_nonnull(fp = fmemopen(s, n, "r"));
-		ck_assert_ptr_nonnull(a = kp_csv_open(fp, "mem.csv"));
-		kp_csv_readahead(chunks[ci]);
-		b = kp_csv_open_path(path, &err);
-		kp_csv_readahead(0);
-		ck_assert_ptr_nonnull(b);
+		fp = open_pair(s, n, path, chunks[ci], &a, &b);
 		ck_assert_int_eq(kp_csv_lazy(b, 1), 0);
 		for (i = 0; (ra = kp_csv_next(a, &err)) == 1; i++) {
 			size_t nf, last, set[5], k, np;
