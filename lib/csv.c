@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,7 @@
 #define PAD 64			/* zeroed bytes past the sentinel: whole-block loads */
 
 #define NFE 4		/* the leading fields whose ends a prescan keeps */
+#define NOWANT UINT32_MAX	/* not a wanted field (kp_csv_want) */
 struct ends {			/* closing quotes, from the record's start */
 	uint32_t fe[NFE];	/* of fields 0 .. nfe - 1 */
 	uint32_t le, lp;	/* of the last field and the one before it */
@@ -80,6 +82,11 @@ struct kp_csv {
 	int crlast;		/* the last field ends in a CR of the line ending */
 	struct ends q;		/* the pending record's, from a prescan (q.nfe 0: none) */
 	int haveq;
+	uint32_t *wpos;		/* kp_csv_want(): field i's place in the list, or NOWANT */
+	size_t nwpos;		/* the fields wpos has, the last wanted one + 1 */
+	size_t nwant;
+	const uint32_t *wse;	/* the pending record's wanted fields' starts and ends, or NULL */
+	size_t whits;		/* picks that took them */
 	unsigned long line;	/* lines consumed so far */
 	unsigned long recline;	/* line where the current record began */
 	unsigned long noise;
@@ -105,9 +112,14 @@ struct prescan {
 	uint64_t *masks;
 	uint32_t *bcnt;
 	size_t mcap;
+	uint32_t *wse;		/* each record's wanted fields' starts and ends, 2 nw a record */
+	size_t nw;		/* the wanted fields these scans found, 0 none */
 };
 struct prescans {
 	uint64_t (*scan)(const char *, size_t, uint64_t *, uint32_t *, size_t *);
+	size_t (*select)(uint64_t, size_t);
+	uint32_t *want;		/* kp_csv_want()'s fields, ascending; set before nwant */
+	_Atomic size_t nwant;	/* published by the main thread, read by the reader's */
 	struct prescan s[3];
 };
 static struct prescans *prescans_new(size_t chunk);
@@ -181,6 +193,7 @@ ra_start(struct kp_csv *c, int fd, size_t chunk)
 	if ((c->pre = prescans_new(chunk)) == NULL)
 		return -1;
 	c->pre->scan = c->scan;
+	c->pre->select = c->select;
 	if ((c->ra = kp_ra_start(fd, chunk, ROOM(chunk), 1 + PAD,
 	    c->scan != NULL ? prescan : NULL, c->pre)) == NULL) {
 		prescans_free(c->pre);
@@ -268,6 +281,7 @@ kp_csv_close(struct kp_csv *c)
 	free(c->mown);
 	free(c->bown);
 	free(c->picked);
+	free(c->wpos);
 	free(c);
 }
 
@@ -852,6 +866,8 @@ fast_record(struct kp_csv *c)
 			r = e->r;
 			c->q = e->q;
 			c->haveq = 1;
+			c->wse = p->nw > 0 && p->nw == c->nwant ?
+			    p->wse + (size_t)(e - p->rec) * 2 * p->nw : NULL;
 			goto scanned;
 		}
 	}
@@ -863,6 +879,7 @@ fast_record(struct kp_csv *c)
 		c->masks = c->mown;
 		c->bcnt = c->bown;
 		c->haveq = 0;
+		c->wse = NULL;
 		if ((r = c->scan(c->buf + c->pos, c->end - c->pos, c->masks, c->bcnt,
 		    &len)) != SCAN_MORE)
 			break;
@@ -913,26 +930,38 @@ walk_start(const struct kp_csv *c, struct walk *w)
 	w->m = c->masks[0];
 }
 
-/* Where field i's closing quote is; i at or after the walk's field. */
+/*
+ * Where field i's closing quote is in a record of these masks and counts;
+ * i at or after the walk's field.
+ */
 static inline size_t
-walk_to(const struct kp_csv *c, struct walk *w, size_t i)
+walk_in(const uint64_t *masks, const uint32_t *bcnt, size_t (*select)(uint64_t, size_t),
+    struct walk *w, size_t i)
 {
-	if (c->bcnt[w->k + 1] <= i) {
+	if (bcnt[w->k + 1] <= i) {
 		do
 			w->k++;
-		while (c->bcnt[w->k + 1] <= i);
-		w->m = c->masks[w->k];
-		w->at = c->bcnt[w->k];
+		while (bcnt[w->k + 1] <= i);
+		w->m = masks[w->k];
+		w->at = bcnt[w->k];
 	}
 #ifdef KP_CSV_WIDE
-	if (c->select) {
+	if (select) {
 		w->at = i;
-		return w->k * 64 + c->select(c->masks[w->k], i - c->bcnt[w->k]);
+		return w->k * 64 + select(masks[w->k], i - bcnt[w->k]);
 	}
+#else
+	(void)select;
 #endif
 	for (; w->at < i; w->at++)
 		w->m &= w->m - 1;
 	return w->k * 64 + (size_t)__builtin_ctzll(w->m);
+}
+
+static inline size_t
+walk_to(const struct kp_csv *c, struct walk *w, size_t i)
+{
+	return walk_in(c->masks, c->bcnt, c->select, w, i);
 }
 
 /* Field i of the fast-form record: its bytes stay, its closing quote its NUL. */
@@ -1006,7 +1035,9 @@ prescans_free(struct prescans *p)
 		free(p->s[i].rec);
 		free(p->s[i].masks);
 		free(p->s[i].bcnt);
+		free(p->s[i].wse);
 	}
+	free(p->want);
 	free(p);
 }
 
@@ -1042,6 +1073,29 @@ ends_of(const uint64_t *m, size_t nblk, struct ends *q)
 #endif
 
 /*
+ * The starts and ends of a fast-form record's wanted fields (ps->want), from
+ * its nblk masks and counts; a field past the record's last gets NOWANT.
+ */
+#ifdef __SSE2__
+static void
+wanted_of(const struct prescans *ps, size_t nw, const uint64_t *m, const uint32_t *bcnt,
+    size_t nblk, uint32_t *se)
+{
+	size_t j, i, nf = bcnt[nblk];
+	struct walk w = { 0, 0, m[0] };
+
+	for (j = 0; j < nw; j++) {
+		if ((i = ps->want[j]) >= nf) {
+			se[2 * j] = se[2 * j + 1] = NOWANT;
+			continue;
+		}
+		se[2 * j] = i == 0 ? 1 : (uint32_t)walk_in(m, bcnt, ps->select, &w, i - 1) + 3;
+		se[2 * j + 1] = (uint32_t)walk_in(m, bcnt, ps->select, &w, i);
+	}
+}
+#endif
+
+/*
  * On the reader thread: scan the lines of a buffer just read that begin
  * after its first newline (the one before may have begun in the buffer
  * before), as fast_record() would, until one runs past the data.
@@ -1056,6 +1110,7 @@ prescan(void *arg, int slot, const char *data, size_t n)
 	uint64_t r;
 
 	p->n = 0;
+	p->nw = atomic_load_explicit(&ps->nwant, memory_order_acquire);
 #ifdef __SSE2__
 	if ((nl = memchr(data, '\n', n)) == NULL || n > UINT32_MAX)
 		return;
@@ -1074,8 +1129,12 @@ prescan(void *arg, int slot, const char *data, size_t n)
 		p->rec[p->n].len = (uint32_t)len;
 		p->rec[p->n].mi = (uint32_t)mi;
 		p->rec[p->n].r = (uint32_t)r;
-		if (r == SCAN_FORM)
+		if (r == SCAN_FORM) {
 			ends_of(p->masks + mi, (len + 63) / 64, &p->rec[p->n].q);
+			if (p->nw > 0)
+				wanted_of(ps, p->nw, p->masks + mi, p->bcnt + mi, (len + 63) / 64,
+				    p->wse + p->n * 2 * p->nw);
+		}
 		p->n++;
 		if (r == SCAN_FORM)
 			mi += (len + 63) / 64 + 1;
@@ -1272,6 +1331,53 @@ kp_csv_lazy(struct kp_csv *c, int on)
 	return 0;
 }
 
+int
+kp_csv_want(struct kp_csv *c, const size_t *idx, size_t n)
+{
+	struct prescans *ps = c->pre;
+	size_t i, j;
+
+	if (ps == NULL || ps->want != NULL || n == 0 || ps->scan == NULL)
+		return 0;
+	for (j = 0; j < n; j++)
+		if (idx[j] >= UINT32_MAX || (j > 0 && idx[j] <= idx[j - 1]))
+			return 0;	/* not ascending: picks walk as before */
+	c->nwpos = idx[n - 1] + 1;
+	if ((c->wpos = malloc(c->nwpos * sizeof(*c->wpos))) == NULL ||
+	    (ps->want = malloc(n * sizeof(*ps->want))) == NULL)
+		goto nomem;
+	for (i = 0; i < c->nwpos; i++)
+		c->wpos[i] = NOWANT;
+	for (j = 0; j < n; j++) {
+		ps->want[j] = (uint32_t)idx[j];
+		c->wpos[idx[j]] = (uint32_t)j;
+	}
+	/* 2 n for each of the records a buffer's scan keeps (cap at most) */
+	for (i = 0; i < sizeof(ps->s) / sizeof(ps->s[0]); i++)
+		if ((ps->s[i].wse = malloc(ps->s[i].cap * 2 * n * sizeof(uint32_t))) == NULL)
+			goto nomem;
+	c->nwant = n;
+	atomic_store_explicit(&ps->nwant, n, memory_order_release);
+	return 0;
+nomem:
+	for (i = 0; i < sizeof(ps->s) / sizeof(ps->s[0]); i++) {
+		free(ps->s[i].wse);
+		ps->s[i].wse = NULL;
+	}
+	free(ps->want);
+	ps->want = NULL;
+	free(c->wpos);
+	c->wpos = NULL;
+	c->nwpos = 0;
+	return -1;
+}
+
+size_t
+kp_csv_want_hits(const struct kp_csv *c)
+{
+	return c->whits;
+}
+
 void
 kp_csv_pick(struct kp_csv *c, const size_t *idx, size_t n)
 {
@@ -1285,7 +1391,11 @@ kp_csv_pick(struct kp_csv *c, const size_t *idx, size_t n)
 	for (j = 0; j < n; j++) {
 		if ((i = idx[j]) >= c->nf || c->picked[i] == c->gen)
 			continue;
-		if (c->haveq && i < c->q.nfe) {	/* the reader thread found them */
+		if (c->wse != NULL && i < c->nwpos && c->wpos[i] != NOWANT) {	/* found there too */
+			start = c->wse[2 * c->wpos[i]];
+			end = c->wse[2 * c->wpos[i] + 1];
+			c->whits++;
+		} else if (c->haveq && i < c->q.nfe) {	/* the reader thread found them */
 			start = i == 0 ? 1 : c->q.fe[i - 1] + 3;
 			end = c->q.fe[i];
 		} else if (c->haveq && i + 1 == c->nf) {

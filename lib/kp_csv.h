@@ -42,6 +42,15 @@ int kp_csv_lazy(struct kp_csv *c, int on);
 void kp_csv_pick(struct kp_csv *c, const size_t *idx, size_t n);
 void kp_csv_fill(struct kp_csv *c);
 /*
+ * The fields (ascending) that the caller will pick from most records: where
+ * a reader thread scans ahead, it finds their starts and ends too, so that
+ * kp_csv_pick() takes them without a walk.  Once per reader (later calls do
+ * nothing); the picks are the same bytes either way.  -1 out of memory (the
+ * reader goes on as before).
+ */
+int kp_csv_want(struct kp_csv *c, const size_t *idx, size_t n);
+size_t kp_csv_want_hits(const struct kp_csv *c);	/* picks that took them, for tests */
+/*
  * A pending (lazy, not yet filled) record's bytes up to its newline, NULL for
  * any other: every field quoted, "," between them, no quote and no NUL
  * inside one, a CR inside the last quotes or after them; a field set by

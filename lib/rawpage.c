@@ -184,6 +184,30 @@ fixcols(struct ex *x, const struct fixed *fx)
 	return 0;
 }
 
+/*
+ * Every record's picks (the launch columns, then the keys' columns) to the
+ * reader thread: the two ascending lists merged, each column once.
+ */
+static int
+want_picks(struct ex *x, struct kp_csv *c)
+{
+	size_t *all, i = 0, j = 0, n = 0;
+	int rc;
+
+	if ((all = malloc((x->nfixcols + x->nkeycols) * sizeof(*all) + 1)) == NULL)
+		return -1;
+	while (i < x->nfixcols || j < x->nkeycols) {
+		size_t v = j >= x->nkeycols || (i < x->nfixcols && x->fixcols[i] <= x->keycols[j]) ?
+		    x->fixcols[i++] : x->keycols[j++];
+
+		if (n == 0 || all[n - 1] != v)
+			all[n++] = v;
+	}
+	rc = kp_csv_want(c, all, n);
+	free(all);
+	return rc;
+}
+
 /* The file's metrics are kernel k's too (once per kernel and file). */
 static int
 raw_kernel_cols(struct kernel *k, struct ex *x, size_t first, struct kp_err *err)
@@ -426,7 +450,7 @@ mx_read_raw(struct ex *x, struct kp_csv *c, struct kp_err *err)
 		goto out;
 	}
 	if (raw_units(x, c, hdr, nh, first, err) < 0 || fixcols(x, &fx) < 0 ||
-	    kp_csv_lazy(c, 1) < 0) {
+	    want_picks(x, c) < 0 || kp_csv_lazy(c, 1) < 0) {
 		mx_nomem(err);
 		goto out;
 	}

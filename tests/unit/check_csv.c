@@ -928,6 +928,99 @@ START_TEST(test_csv_readahead_picks_as_split)
 }
 END_TEST
 
+/*
+ * Picks from lazy records of s (also the file path) after kp_csv_want() (the
+ * reader thread finds the wanted fields' ends) against a whole split: wanted
+ * fields past a record's last, wanted and other fields mixed, ascending and
+ * not, and the records the thread scanned before the call.  The picks made;
+ * *wanted, those of wanted fields; *hits, those that took the thread's ends.
+ */
+static size_t
+want_picks(char *s, size_t n, const char *path, size_t chunk, size_t *wanted, size_t *hits)
+{
+	static const size_t want[] = { 0, 2, 3, 7, 39, 500, 1500, 3999 };
+	static const size_t sets[][6] = {
+		{ 0, 2, 3, 7, 39, 3999 },	/* wanted ones */
+		{ 1, 2, 5, 7, 8, 1500 },	/* mixed with others */
+		{ 3999, 500, 39, 7, 4, 0 },	/* descending */
+		{ 6, 7, 40, 499, 500, 1501 },
+	};
+	struct kp_err err;
+	struct kp_csv *a, *b;
+	size_t i, j, picked = 0;
+	FILE *fp = open_pair(s, n, path, chunk, &a, &b);
+	int ra;
+
+	*wanted = 0;
+	ck_assert_int_eq(kp_csv_lazy(b, 1), 0);
+	for (i = 0; (ra = kp_csv_next(a, &err)) == 1; i++) {
+		const size_t *set = sets[i % 4];
+		size_t nf, k;
+
+		if (i == 3)	/* the thread has scanned some records by now */
+			ck_assert_int_eq(kp_csv_want(b, want, sizeof(want) / sizeof(want[0])), 0);
+		ck_assert_int_eq(kp_csv_next(b, &err), 1);
+		nf = kp_csv_nfields(a);
+		ck_assert_uint_eq(kp_csv_nfields(b), nf);
+		kp_csv_pick(b, set, 6);
+		for (k = 0; k < 6; k++) {
+			const struct kp_field *fa, *fb;
+
+			if (set[k] >= nf) {
+				ck_assert_ptr_null(kp_csv_field(b, set[k]));
+				continue;
+			}
+			fa = kp_csv_field(a, set[k]);
+			fb = kp_csv_field(b, set[k]);
+			ck_assert_ptr_nonnull(fb);
+			ck_assert_msg(fa->len == fb->len && memcmp(fa->s, fb->s, fa->len + 1) == 0,
+			    "%s, chunk %zu: record %zu field %zu: \"%s\", split \"%s\"", path,
+			    chunk, i, set[k], fb->s, fa->s);
+			picked++;
+			for (j = 0; j < sizeof(want) / sizeof(want[0]); j++)
+				*wanted += want[j] == set[k];
+		}
+	}
+	ck_assert_int_eq(ra, 0);
+	ck_assert_int_eq(kp_csv_next(b, &err), 0);
+	*hits = kp_csv_want_hits(b);
+	ck_assert_uint_le(*hits, *wanted);
+	kp_csv_close(a);
+	kp_csv_close(b);
+	fclose(fp);
+	return picked;
+}
+
+START_TEST(test_csv_want_picks_as_split)
+{
+	static const size_t chunks[] = { 512, 65536 };
+	const char *real = KP_FIXTURES "/h200/torch_mix/basic_raw_200.csv";
+	size_t n, ci, picked, wanted, hits;
+	char path[] = "/tmp/kp-check-csv-XXXXXX", *s = mixed_file(path, &n);
+	FILE *fp;
+
+	/* a record with a NUL ends a buffer's scan: some picks only take the ends */
+	for (ci = 0; ci < sizeof(chunks) / sizeof(chunks[0]); ci++) {
+		ck_assert_uint_gt(picked = want_picks(s, n, path, chunks[ci], &wanted, &hits), 5000);
+		ck_assert_uint_gt(hits, 0);
+	}
+	unlink(path);
+	free(s);
+	/*
+	 * ncu's records, 4 KB each: all but those across buffers and those of
+	 * the buffers scanned before the call (3 of 13 at most)
+	 */
+	ck_assert_ptr_nonnull(fp = fopen(real, "rb"));
+	ck_assert_ptr_nonnull(s = malloc(1 << 20));
+	ck_assert_uint_gt(n = fread(s, 1, 1 << 20, fp), 100000);
+	fclose(fp);
+	picked = want_picks(s, n, real, 65536, &wanted, &hits);
+	ck_assert_uint_gt(picked, 800);
+	ck_assert_uint_ge(hits, wanted / 2);
+	free(s);
+}
+END_TEST
+
 static Suite *
 csv_suite(const char *isa)
 {
@@ -936,6 +1029,7 @@ csv_suite(const char *isa)
 
 	tcase_add_test(tc, test_csv_skips_noise_lines);
 	tcase_add_test(tc, test_csv_readahead_picks_as_split);
+	tcase_add_test(tc, test_csv_want_picks_as_split);
 	tcase_add_test(tc, test_csv_quotes_commas_newlines);
 	tcase_add_test(tc, test_csv_truncated_quote_is_error);
 	tcase_add_test(tc, test_csv_missing_final_newline_is_error);
