@@ -10,6 +10,9 @@
 #include <string.h>
 
 #include <jansson.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "metrics_int.h"
 
@@ -54,11 +57,28 @@ mx_jset_key(json_t *o, const char *key, json_t *v)
 static size_t
 plain_len(const char *s)
 {
-	const unsigned char *p;
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), i = 0;
 
-	for (p = (const unsigned char *)s; *p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\'; p++)
-		;
-	return *p == '\0' ? (size_t)(p - (const unsigned char *)s) : SIZE_MAX;
+#ifdef __SSE2__
+	/* 16 bytes a step inside the string (a metric name is 30-80) */
+	const __m128i flip = _mm_set1_epi8((char)0x80), lo = _mm_set1_epi8((char)(0x20 ^ 0x80)),
+	    hi = _mm_set1_epi8((char)(0x7e ^ 0x80)), q = _mm_set1_epi8('"'),
+	    bs = _mm_set1_epi8('\\');
+
+	for (; i + 16 <= n; i += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(p + i)), f = _mm_xor_si128(v, flip);
+		__m128i bad = _mm_or_si128(_mm_or_si128(_mm_cmplt_epi8(f, lo), _mm_cmpgt_epi8(f, hi)),
+		    _mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, bs)));
+
+		if (_mm_movemask_epi8(bad) != 0)
+			return SIZE_MAX;
+	}
+#endif
+	for (; i < n; i++)
+		if (p[i] < 0x20 || p[i] >= 0x7f || p[i] == '"' || p[i] == '\\')
+			return SIZE_MAX;
+	return n;
 }
 
 /* s quoted into d, which has n + 3 bytes (n = plain_len(s)) */

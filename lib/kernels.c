@@ -117,7 +117,7 @@ kslot_grow(struct ex *x)
 /*
  * A kernel name's hash, 8 bytes at a time (every row looks its kernel up, and
  * PyTorch's names are hundreds of bytes: FNV-1a's byte loop was a sixth of
- * kp-extract's time).  Only used in this table.
+ * kp-extract's time); a metric name's too.  Only used in these two tables.
  */
 static uint64_t
 name_hash(const char *s, size_t n)
@@ -217,7 +217,7 @@ mslot_grow(struct ex *x)
 long
 mx_metric_get(struct ex *x, const char *name, const char *unit)
 {
-	uint64_t h = kp_fnv1a(name, strlen(name), KP_FNV1A_INIT);
+	uint64_t h = name_hash(name, strlen(name));
 	size_t j;
 	struct metric *m;
 

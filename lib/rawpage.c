@@ -122,7 +122,7 @@ raw_units(struct ex *x, struct kp_csv *c, char **hdr, size_t nh, size_t first,
 {
 	/* a page has thousands of columns and a few dozen distinct units */
 	struct { const char *s; struct kp_unit u; } seen[32];
-	size_t i, j, nseen = 0;
+	size_t i, j, nseen = 0, last = 0;
 	long m;
 
 	if ((x->cols = calloc(nh, sizeof(*x->cols))) == NULL ||
@@ -137,10 +137,14 @@ raw_units(struct ex *x, struct kp_csv *c, char **hdr, size_t nh, size_t first,
 		cl->key = -2;
 		if (i < first)
 			continue;
-		for (j = 0; j < nseen && strcmp(seen[j].s, f->s) != 0; j++)
-			;
+		/* neighbours most often share a unit: the last one found first */
+		if (last < nseen && strcmp(seen[last].s, f->s) == 0)
+			j = last;
+		else
+			for (j = 0; j < nseen && strcmp(seen[j].s, f->s) != 0; j++)
+				;
 		if (j < nseen)
-			u = seen[j].u;
+			u = seen[last = j].u;
 		else {
 			kp_unit_parse(f->s, &u);
 			if (nseen < sizeof seen / sizeof seen[0]) {

@@ -130,8 +130,16 @@ metric_order(struct ex *x)
 		return -1;
 	for (i = 0; i < x->nm; i++)
 		x->byname[i] = (uint32_t)i;
+	/*
+	 * ncu prints a page's metric columns sorted, so the ids of one page
+	 * are most often in order already: a check of neighbours, not a sort
+	 * (qsort's merge sort keeps equal names in id order: the same order).
+	 */
+	for (i = 1; i < x->nm && strcmp(x->m[i - 1].name, x->m[i].name) <= 0; i++)
+		;
 	sort_m = x->m;
-	qsort(x->byname, x->nm, sizeof(*x->byname), by_name);
+	if (i < x->nm)
+		qsort(x->byname, x->nm, sizeof(*x->byname), by_name);
 	x->nbyname = x->nm;
 	return 0;
 }
