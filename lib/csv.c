@@ -84,7 +84,6 @@ struct kp_csv {
 	int haveq;
 	uint32_t *wpos;		/* kp_csv_want(): field i's place in the list, or NOWANT */
 	size_t nwpos;		/* the fields wpos has, the last wanted one + 1 */
-	size_t nwant;
 	const uint32_t *wse;	/* the pending record's wanted fields' starts and ends, or NULL */
 	size_t whits;		/* picks that took them */
 	unsigned long line;	/* lines consumed so far */
@@ -866,8 +865,8 @@ fast_record(struct kp_csv *c)
 			r = e->r;
 			c->q = e->q;
 			c->haveq = 1;
-			c->wse = p->nw > 0 && p->nw == c->nwant ?
-			    p->wse + (size_t)(e - p->rec) * 2 * p->nw : NULL;
+			/* the list is published once: nw is 0 or its length */
+			c->wse = p->nw > 0 ? p->wse + (size_t)(e - p->rec) * 2 * p->nw : NULL;
 			goto scanned;
 		}
 	}
@@ -1356,7 +1355,6 @@ kp_csv_want(struct kp_csv *c, const size_t *idx, size_t n)
 	for (i = 0; i < sizeof(ps->s) / sizeof(ps->s[0]); i++)
 		if ((ps->s[i].wse = malloc(ps->s[i].cap * 2 * n * sizeof(uint32_t))) == NULL)
 			goto nomem;
-	c->nwant = n;
 	atomic_store_explicit(&ps->nwant, n, memory_order_release);
 	return 0;
 nomem:

@@ -133,7 +133,8 @@ metric_order(struct ex *x)
 	/*
 	 * ncu prints a page's metric columns sorted, so the ids of one page
 	 * are most often in order already: a check of neighbours, not a sort
-	 * (qsort's merge sort keeps equal names in id order: the same order).
+	 * (mx_metric_get keys the table by name: no two ids share one, so
+	 * either way gives the one order).
 	 */
 	for (i = 1; i < x->nm && strcmp(x->m[i - 1].name, x->m[i].name) <= 0; i++)
 		;
