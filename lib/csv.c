@@ -963,6 +963,26 @@ walk_to(const struct kp_csv *c, struct walk *w, size_t i)
 	return walk_in(c->masks, c->bcnt, c->select, w, i);
 }
 
+/*
+ * The closing quotes of a fast-form record's last field (*le) and of the one
+ * before it (*lp), from the end of its nblk masks; the record has two fields
+ * or more.
+ */
+static inline void
+last_two(const uint64_t *m, size_t nblk, size_t *le, size_t *lp)
+{
+	size_t k = nblk;
+	uint64_t x;
+
+	while ((x = m[--k]) == 0)
+		;
+	*le = k * 64 + (size_t)(63 - __builtin_clzll(x));
+	x &= ~((uint64_t)1 << (*le % 64));
+	while (x == 0)
+		x = m[--k];
+	*lp = k * 64 + (size_t)(63 - __builtin_clzll(x));
+}
+
 /* Field i of the fast-form record: its bytes stay, its closing quote its NUL. */
 static inline void
 set_field(struct kp_csv *c, size_t i, size_t start, size_t end)
@@ -1399,6 +1419,9 @@ kp_csv_pick(struct kp_csv *c, const size_t *idx, size_t n)
 		} else if (c->haveq && i + 1 == c->nf) {
 			start = i == 0 ? 1 : c->q.lp + 3;
 			end = c->q.le;
+		} else if (i > 0 && i + 1 == c->nf) {	/* the last: from the end */
+			last_two(c->masks, c->nblk, &end, &start);
+			start += 3;
 		} else {
 			if ((i > 0 ? i - 1 : 0) < w.at)	/* not ascending: from the start again */
 				walk_start(c, &w);
