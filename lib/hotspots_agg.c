@@ -12,6 +12,7 @@
 #endif
 
 #include "kp_diag.h"
+#include "kp_hash.h"
 #include "kp_source.h"
 #include "kp_strmap.h"
 #include "hotspots_int.h"
@@ -20,8 +21,8 @@
 /*
  * dst[i] += v[i] where NaN stands for "none": a NaN v[i] leaves dst[i] as it
  * is, a NaN dst[i] takes v[i].  Three sums a row of ~70 values: most of the
- * merge, four at a time where the CPU has AVX2 (the same additions, so the
- * same bits).
+ * merge, four or eight at a time where the CPU has AVX2 or AVX-512 (the
+ * same additions, so the same bits).
  */
 static void
 vadd_plain(double *dst, const double *v, size_t n)
@@ -52,21 +53,36 @@ vadd_avx2(double *dst, const double *v, size_t n)
 	vadd_plain(dst + i, v + i, n - i);
 }
 
-/* Whether this CPU has AVX2, asked once: the sums and the checksum choose by it. */
-static int
-has_avx2(void)
+/*
+ * Eight at a time where the CPU has AVX-512: the sum (or v's value where
+ * dst has none) stored only where v has a value.
+ */
+static __attribute__((target("avx512f"))) void
+vadd_avx512(double *dst, const double *v, size_t n)
 {
-	static int avx2 = -1;
+	size_t i;
 
-	if (avx2 < 0)
-		avx2 = __builtin_cpu_supports("avx2") != 0;
-	return avx2;
+	for (i = 0; i + 8 <= n; i += 8) {
+		__m512d a = _mm512_loadu_pd(v + i), d = _mm512_loadu_pd(dst + i);
+		__mmask8 an = _mm512_cmp_pd_mask(a, a, _CMP_ORD_Q);
+		__mmask8 dn = _mm512_cmp_pd_mask(d, d, _CMP_ORD_Q);
+
+		_mm512_mask_storeu_pd(dst + i, an, _mm512_mask_add_pd(a, dn, d, a));
+	}
+	vadd_plain(dst + i, v + i, n - i);
 }
 
+/* The widest of the sums this CPU has, asked once (the merge's thread only). */
 static void
 vadd(double *dst, const double *v, size_t n)
 {
-	if (has_avx2())
+	static int isa = -1;
+
+	if (isa < 0)
+		isa = __builtin_cpu_supports("avx512f") ? 2 : __builtin_cpu_supports("avx2") ? 1 : 0;
+	if (isa == 2)
+		vadd_avx512(dst, v, n);
+	else if (isa == 1)
 		vadd_avx2(dst, v, n);
 	else
 		vadd_plain(dst, v, n);
@@ -117,97 +133,8 @@ setbuf_str(char **dst, size_t *cap, const char *s, size_t n)
 	return 0;
 }
 
-/*
- * The block's checksum, for telling an exact repeat of a block: 64 bits of
- * the same bytes FNV-1a took a byte at a time (2,900 instructions a row of
- * 68 values), eight at a time here, in four lanes so that the multiplies
- * do not wait on each other (a row's values are most of a source page).
- */
-static uint64_t
-sum_bytes(const void *p, size_t n, uint64_t h)
-{
-	const unsigned char *b = p;
-	uint64_t w, x, y, z;
-
-	if (n >= 32) {
-		uint64_t h1 = h ^ 0x9e3779b97f4a7c15ULL, h2 = h ^ 0xc2b2ae3d27d4eb4fULL,
-		    h3 = h ^ 0x165667b19e3779f9ULL;
-
-		for (; n >= 32; n -= 32, b += 32) {
-			memcpy(&w, b, 8);
-			memcpy(&x, b + 8, 8);
-			memcpy(&y, b + 16, 8);
-			memcpy(&z, b + 24, 8);
-			h = (h ^ w) * 0x100000001b3ULL;
-			h1 = (h1 ^ x) * 0x100000001b3ULL;
-			h2 = (h2 ^ y) * 0x100000001b3ULL;
-			h3 = (h3 ^ z) * 0x100000001b3ULL;
-			h ^= h >> 31;
-			h1 ^= h1 >> 31;
-			h2 ^= h2 >> 31;
-			h3 ^= h3 >> 31;
-		}
-		h = ((h * 31 + h1) * 31 + h2) * 31 + h3;
-	}
-	for (; n >= 8; n -= 8, b += 8) {
-		memcpy(&w, b, 8);
-		h = (h ^ w) * 0x100000001b3ULL;
-		h ^= h >> 31;
-	}
-	w = 0;
-	memcpy(&w, b, n);
-	h = (h ^ w ^ (uint64_t)n << 56) * 0x100000001b3ULL;
-	return h ^ h >> 29;
-}
-
-/*
- * A row's values into the checksum: sum_bytes(), or where the CPU has AVX2
- * 32 bytes a step in four 64-bit lanes, each lane adding the product of
- * the two halves of (data ^ a key that moves every step) and its
- * neighbour's raw data (so that a zero product loses nothing), as XXH3's
- * accumulator does.  Another function of the same bytes, only ever
- * compared with itself: a page is read on one CPU.
- */
-#if defined(__x86_64__) && defined(__GNUC__)
-static __attribute__((target("avx2"))) uint64_t
-sum_vals_avx2(const double *v, size_t nv, uint64_t h)
-{
-	const unsigned char *b = (const unsigned char *)v;
-	size_t n = nv * sizeof(*v);
-	__m256i acc = _mm256_set_epi64x((long long)(h ^ 0x165667b19e3779f9ULL),
-	    (long long)(h ^ 0xc2b2ae3d27d4eb4fULL), (long long)(h ^ 0x9e3779b97f4a7c15ULL),
-	    (long long)h);
-	__m256i key = _mm256_set_epi64x(0x27d4eb2f165667c5LL, 0x7a646e4d9ab1d1c3LL,
-	    0x1f83d9abfb41bd6bLL, 0x5be0cd19137e2179LL);
-	const __m256i step = _mm256_set1_epi64x((long long)0x9e3779b97f4a7c15ULL);
-	uint64_t lane[4];
-
-	if (n < 64)
-		return sum_bytes(v, n, h);
-	for (; n >= 32; n -= 32, b += 32) {
-		__m256i d = _mm256_loadu_si256((const __m256i *)(const void *)b);
-		__m256i x = _mm256_xor_si256(d, key);
-		__m256i m = _mm256_mul_epu32(x, _mm256_srli_epi64(x, 32));
-
-		acc = _mm256_add_epi64(acc, _mm256_add_epi64(m,
-		    _mm256_shuffle_epi32(d, _MM_SHUFFLE(1, 0, 3, 2))));
-		key = _mm256_add_epi64(key, step);
-	}
-	_mm256_storeu_si256((__m256i *)(void *)lane, acc);
-	h = ((lane[0] * 0x100000001b3ULL ^ lane[1]) * 0x100000001b3ULL ^ lane[2]) *
-	    0x100000001b3ULL ^ lane[3];
-	h ^= h >> 31;
-	return sum_bytes(b, n, h);
-}
-
-static uint64_t
-sum_vals(const double *v, size_t nv, uint64_t h)
-{
-	return has_avx2() ? sum_vals_avx2(v, nv, h) : sum_bytes(v, nv * sizeof(*v), h);
-}
-#else
-#define sum_vals(v, nv, h) sum_bytes((v), (nv) * sizeof(*(v)), (h))
-#endif
+/* A row's values into the checksum. */
+#define sum_vals(v, nv, h) kp_hash64((v), (nv) * sizeof(*(v)), (h))
 
 /* Room in t for one more entry (load at most a half); -1 out of memory. */
 static int
@@ -262,7 +189,7 @@ key_hash(uint64_t a, uint64_t b, const char *s)
 {
 	uint64_t h = (a * 0x9e3779b97f4a7c15ULL) ^ (b * 0xc2b2ae3d27d4eb4fULL);
 
-	return sum_bytes(s, strlen(s), h);
+	return kp_hash64(s, strlen(s), h);
 }
 
 static int
@@ -280,16 +207,22 @@ pending_add(struct agg *g, const struct kp_src_row *r)
 	p = &g->rows[g->nrows];
 	p->insn = r->ev == KP_SRC_INSN;
 	p->line = r->line;
+	p->alen = la;
 	if (setbuf_str(&p->text, &p->textcap, r->text, lt) < 0 ||
 	    setbuf_str(&p->addr, &p->addrcap, r->address, la) < 0 ||
 	    (p->val == NULL && (p->val = malloc((g->nm + 1) * sizeof(*p->val))) == NULL))
 		return -1;
 	memcpy(p->val, r->val, g->nm * sizeof(*p->val));
 	g->nrows++;
-	g->sum = sum_bytes(&r->ev, sizeof(r->ev), g->sum);
-	g->sum = sum_bytes(&r->line, sizeof(r->line), g->sum);
-	g->sum = sum_bytes(r->text, lt + 1, g->sum);
-	g->sum = sum_bytes(r->address, la + 1, g->sum);
+	if (r->digest != 0) {	/* the record's bytes, hashed by the reader */
+		g->sum = (g->sum ^ r->digest) * 0x100000001b3ULL;
+		g->sum ^= g->sum >> 29;
+		return 0;
+	}
+	g->sum = kp_hash64(&r->ev, sizeof(r->ev), g->sum);
+	g->sum = kp_hash64(&r->line, sizeof(r->line), g->sum);
+	g->sum = kp_hash64(r->text, lt + 1, g->sum);
+	g->sum = kp_hash64(r->address, la + 1, g->sum);
 	g->sum = sum_vals(r->val, g->nm, g->sum);
 	return 0;
 }
@@ -356,6 +289,30 @@ keyf(struct agg *g, const char *file, const char *func)
 	return buf;
 }
 
+/*
+ * Whether instruction in has row p's address: strcmp()'s answer, the
+ * lengths first and then, for one under 16 bytes (most: "0x7f37757a0240"),
+ * two words of each (both have the room) with the bytes past it masked off.
+ */
+static int
+addr_eq(const struct insn *in, const struct prow *p)
+{
+	size_t n = p->alen;
+	uint64_t a0, a1, b0, b1, m0, m1;
+
+	if (in->alen != n)
+		return 0;
+	if (n >= 16)
+		return memcmp(in->addr, p->addr, n) == 0;
+	memcpy(&a0, in->addr, 8);
+	memcpy(&a1, in->addr + 8, 8);
+	memcpy(&b0, p->addr, 8);
+	memcpy(&b1, p->addr + 8, 8);
+	m0 = n >= 8 ? ~0ULL : n > 0 ? ~0ULL >> (64 - 8 * n) : 0;
+	m1 = n > 8 ? ~0ULL >> (64 - 8 * (n - 8)) : 0;
+	return ((a0 ^ b0) & m0) == 0 && ((a1 ^ b1) & m1) == 0;
+}
+
 /* The line (function fi's, file's, ln) in *out, made when new. */
 static int
 get_line(struct agg *g, const char *file, size_t fi, long ln, const char *text, size_t *out)
@@ -408,7 +365,7 @@ get_insn(struct agg *g, size_t li, const struct prow *p, size_t *out)
 		return -1;
 	for (slot = h & (t->cap - 1); t->ix[slot] != 0; slot = (slot + 1) & (t->cap - 1)) {
 		in = &g->insns[t->ix[slot] - 1];
-		if (t->h[slot] == h && in->line == li && strcmp(in->addr, p->addr) == 0) {
+		if (t->h[slot] == h && in->line == li && addr_eq(in, p)) {
 			*out = t->ix[slot] - 1;
 			return 0;
 		}
@@ -420,9 +377,12 @@ get_insn(struct agg *g, size_t li, const struct prow *p, size_t *out)
 	in->line = li;
 	in->a = strtoull(p->addr, NULL, 16);
 	kp_sass_opcode(p->text, in->op, sizeof(in->op));
-	if ((in->addr = strdup(p->addr)) == NULL || (in->text = strdup(p->text)) == NULL ||
+	in->alen = p->alen;
+	if ((in->addr = calloc(1, p->alen < 16 ? 16 : p->alen + 1)) == NULL ||
+	    (in->text = strdup(p->text)) == NULL ||
 	    (in->val = malloc((g->nm + 1) * sizeof(double))) == NULL)
 		return -1;
+	memcpy(in->addr, p->addr, p->alen);
 	for (i = 0; i < g->nm; i++)
 		in->val[i] = NAN;
 	g->lines[li].ninsn++;
@@ -600,7 +560,7 @@ row_insn(struct agg *g, struct layout *L, size_t i, size_t cur, const struct pro
 	uint32_t c = L->at[i];
 
 	if (c != LAY_NONE && !(c & LAY_LINE) && c < g->ninsns && g->insns[c].line == cur &&
-	    strcmp(g->insns[c].addr, p->addr) == 0) {
+	    addr_eq(&g->insns[c], p)) {
 		*ii = c;
 		return 0;
 	}

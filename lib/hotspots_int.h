@@ -21,7 +21,8 @@ struct kp_hotspot;
 /* ---- aggregated data ---- */
 struct insn {
 	size_t line;		/* index into lines */
-	char *addr, *text;
+	char *addr, *text;	/* addr: 16 bytes readable at least (addr_eq) */
+	size_t alen;
 	unsigned long long a;
 	char op[24];
 	double *val;
@@ -56,8 +57,8 @@ struct fnaddr {
 struct prow {			/* a row of the block being read; the room stays */
 	int insn;
 	long line;
-	char *text, *addr;
-	size_t textcap, addrcap;
+	char *text, *addr;	/* addr: 64 bytes of room at least */
+	size_t textcap, addrcap, alen;
 	double *val;
 };
 

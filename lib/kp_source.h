@@ -3,6 +3,7 @@
 #define KP_SOURCE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "kp_diag.h"
@@ -35,6 +36,7 @@ struct kp_src_row {
 	const char *address;	/* INSN: "0x...", else "" */
 	const double *val;	/* kp_src_nmetrics() values; NAN where "-", "" or text */
 	unsigned long csvline;	/* line of the record in the input */
+	uint64_t digest;	/* LINE, INSN: a hash of the record's bytes; 0 none */
 };
 
 struct kp_src;

@@ -15,12 +15,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 #include "kp_csv.h"
 #include "kp_diag.h"
+#include "kp_hash.h"
 #include "kp_number.h"
 #include "kp_source.h"
 #include "source_pipe.h"
@@ -40,11 +38,15 @@ struct kp_src {
 	double *val;		/* the row's values: valown, or where the pipe wants them */
 	double *valown;
 	double *none;		/* nmetric NaNs: a row's values before it is read */
+	double one[256];	/* a field of one byte b: value() of it, or none */
 	int pending_header;	/* kp_src_open read a header not yet reported */
 	unsigned long hdrline;
 	unsigned long labgen;	/* counts the changes of file or function (source_pipe.c) */
 	struct kp_src_pipe *pipe;	/* the rows parsed on a thread, or NULL */
+	uint64_t digest;	/* the last record's (kp_src_row.digest), 0 none */
 };
+
+static int value(const char *b, size_t len, double *d);
 
 /* Columns that hold words or "Global(2)"-style lists, not numbers. */
 static const char *const textcols[] = {
@@ -59,10 +61,14 @@ static const char *const textcols[] = {
 static int
 next_record(struct kp_src *s, struct kp_err *err)
 {
-	size_t idx[NPICK + 1] = { 0, 1, 2, 3, 0 }, n;
+	size_t idx[NPICK + 1] = { 0, 1, 2, 3, 0 }, n, len;
 	int r = kp_csv_next(s->csv, err);
+	const char *raw;
 
 	if (r == 1 && (n = kp_csv_nfields(s->csv)) > 0) {
+		/* the bytes as read, before the picks mark them */
+		s->digest = (raw = kp_csv_raw(s->csv, &len)) != NULL ?
+		    kp_hash64(raw, len, len) | 1 : 0;
 		idx[NPICK] = n - 1;
 		kp_csv_pick(s->csv, idx, n - 1 >= NPICK ? NPICK + 1 : NPICK);
 	}
@@ -264,6 +270,12 @@ kp_src_open(FILE *fp, const char *name, struct kp_err *err)
 		kp_src_close(s);
 		return NULL;
 	}
+	for (r = 0; r < 256; r++) {
+		char b = (char)r;
+		double d;
+
+		s->one[r] = value(&b, 1, &d) ? d : NAN;
+	}
 	while ((r = next_record(s, err)) == 1) {
 		enum kp_src_kind k;
 
@@ -415,36 +427,89 @@ value(const char *b, size_t len, double *d)
 		if (len == 1 && b[0] == '-')
 			return 0;
 	}
+	/* a word ("Load", "Global(2)"): only inf and nan begin with a letter */
+	if (len > 0 && ((unsigned)(b[0] | 0x20) - 'a') < 26 && (b[0] | 0x20) != 'i' &&
+	    (b[0] | 0x20) != 'n')
+		return 0;
 	return kp_parse_number(b, len, d) == KP_NUM_OK;
+}
+
+/*
+ * Eight digit values (0-9, one a byte, the first the most significant) in v
+ * as one number: pairs, then fours, then all eight, by three multiplies.
+ */
+static uint64_t
+swar8(uint64_t v)
+{
+	v = ((v & 0x0F0F0F0F0F0F0F0FULL) * 2561) >> 8;
+	v = ((v & 0x00FF00FF00FF00FFULL) * 6553601) >> 16;
+	return ((v & 0x0000FFFF0000FFFFULL) * 42949672960001ULL) >> 32;
+}
+
+/* A bit at the top of each byte of x (digits less '0') that is not a digit: a
+ * non-digit byte's carry spoils only the bytes after it. */
+#define NONDIGIT(x) ((((x) + 0x7676767676767676ULL) | (x)) & 0x8080808080808080ULL)
+
+/*
+ * 1 when p (16 bytes readable) holds 1 to 15 digits and then a quote: *acc
+ * their value (as value() reads them), *len their count.  Else 0.
+ */
+static int
+digit_run(const char *p, unsigned long long *acc, size_t *len)
+{
+	static const uint64_t p10[8] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000 };
+	uint64_t w, x, nd, x2, nd2;
+	size_t l, l2;
+
+	memcpy(&w, p, 8);
+	x = w ^ 0x3030303030303030ULL;
+	if ((nd = NONDIGIT(x)) != 0) {
+		l = (size_t)__builtin_ctzll(nd) >> 3;
+		if (l == 0 || p[l] != '"')
+			return 0;
+		*acc = swar8(x << (64 - 8 * l));
+		*len = l;
+		return 1;
+	}
+	memcpy(&w, p + 8, 8);
+	x2 = w ^ 0x3030303030303030ULL;
+	nd2 = NONDIGIT(x2);	/* 0: 16 digits, too many */
+	l2 = nd2 == 0 ? 8 : (size_t)__builtin_ctzll(nd2) >> 3;
+	if (l2 == 8 || p[8 + l2] != '"')
+		return 0;
+	*acc = swar8(x) * p10[l2] + (l2 ? swar8(x2 << (64 - 8 * l2)) : 0);
+	*len = 8 + l2;
+	return 1;
 }
 
 /*
  * The values of a record kp_csv left unsplit (kp_csv_lazy): every field is
  * quoted, with no quote inside, "," between them, so each value is the bytes
  * between its quotes, as the split would give them.  Fields 0 .. NPICK-1 and
- * the last one are picked (next_record); the rest are read here.  0 done,
- * -1 when the record is not as expected (then it is split and read whole).
+ * the last one are picked (next_record); the rest are read here.  With all
+ * set, each metric's value is stored, none (NaN) included: the row was not
+ * cleared.  0 done, -1 when the record is not as expected (then it is split
+ * and read whole).
  */
 static int
-read_raw_values(struct kp_src *s, size_t n, size_t end)
+read_raw_values(struct kp_src *s, size_t n, size_t end, int all)
 {
 	size_t len, i;
 	const char *raw = kp_csv_raw(s->csv, &len), *p, *stop, *q;
 	const struct kp_field *f;
 	double d;
 	/* ,"?" as a word: the bytes' pattern and which bytes it fixes */
-	static const unsigned char want[4] = { ',', '"', 0, '"' }, mask[4] = { 0xff, 0xff, 0,
-		0xff };
-	uint32_t one_want, one_mask;
+	const uint32_t one_want = ',' | '"' << 8 | (uint32_t)'"' << 24, one_mask = 0xff00ffffu;
+	const uint64_t two_want = one_want | (uint64_t)one_want << 32,
+	    two_mask = one_mask | (uint64_t)one_mask << 32;
 	const int *cm = s->colmap;	/* in locals: the stores to val cannot move them */
+	const double *one = s->one;
 	double *val = s->val;
 	size_t lim = n - 1 < end ? n - 1 : end;
 	/* the fields that can go four at a time: to lim4, 16 bytes left */
 	size_t lim4 = s->ident && lim >= 3 ? lim - 3 : 0;
 	const char *stop16;
 
-	memcpy(&one_want, want, 4);
-	memcpy(&one_mask, mask, 4);
 	if (raw == NULL || n <= NPICK || (f = kp_csv_field(s->csv, NPICK - 1)) == NULL ||
 	    f->s < raw || f->s + f->len >= raw + len)
 		return -1;
@@ -452,68 +517,65 @@ read_raw_values(struct kp_src *s, size_t n, size_t end)
 	stop = raw + len;
 	stop16 = len >= 16 ? raw + len - 16 : raw;
 	for (i = s->fixed; i < end && i < NPICK; i++)
-		if (s->colmap[i] >= 0 && value(kp_csv_field(s->csv, i)->s,
-		    kp_csv_field(s->csv, i)->len, &d))
-			s->val[s->colmap[i]] = d;
+		if (s->colmap[i] >= 0) {
+			f = kp_csv_field(s->csv, i);
+			if (value(f->s, f->len, &d))
+				val[cm[i]] = d;
+			else if (all)
+				val[cm[i]] = NAN;
+		}
 	for (; i < lim; i++) {
 		unsigned long long acc;
+		size_t dl;
 		unsigned c;
+		uint32_t w;
 
-#ifdef __SSE2__
 		/*
-		 * Four fields of one byte each (most of a page: "0", "-") as one
-		 * load, when the columns are the metrics in order: a digit is its
-		 * value, any other byte none (as value() reads one byte).
+		 * Four fields of one byte each (most of a page: "0", "-") as two
+		 * words, when the columns are the metrics in order: each byte's
+		 * value from the table.
 		 */
 		if (i < lim4 && p <= stop16) {
-			__m128i w = _mm_loadu_si128((const __m128i *)(const void *)p), dig, ok;
-			__m128d lo, hi, mlo, mhi;
+			uint64_t w0, w1;
 
-			if (_mm_movemask_epi8(_mm_cmpeq_epi32(_mm_and_si128(w, _mm_set1_epi32(
-			    (int)0xff00ffffu)), _mm_set1_epi32(',' | '"' << 8 | '"' << 24))) == 0xffff) {
-				dig = _mm_sub_epi32(_mm_and_si128(_mm_srli_epi32(w, 16),
-				    _mm_set1_epi32(0xff)), _mm_set1_epi32('0'));
-				ok = _mm_and_si128(_mm_cmpgt_epi32(dig, _mm_set1_epi32(-1)),
-				    _mm_cmplt_epi32(dig, _mm_set1_epi32(10)));
-				lo = _mm_cvtepi32_pd(dig);
-				hi = _mm_cvtepi32_pd(_mm_shuffle_epi32(dig, 0xee));
-				mlo = _mm_castsi128_pd(_mm_unpacklo_epi32(ok, ok));
-				mhi = _mm_castsi128_pd(_mm_unpackhi_epi32(ok, ok));
-				lo = _mm_or_pd(_mm_and_pd(mlo, lo), _mm_andnot_pd(mlo, _mm_set1_pd(NAN)));
-				hi = _mm_or_pd(_mm_and_pd(mhi, hi), _mm_andnot_pd(mhi, _mm_set1_pd(NAN)));
-				_mm_storeu_pd(val + (i - s->fixed), lo);
-				_mm_storeu_pd(val + (i - s->fixed) + 2, hi);
+			memcpy(&w0, p, 8);
+			memcpy(&w1, p + 8, 8);
+			if ((w0 & two_mask) == two_want && (w1 & two_mask) == two_want) {
+				double *v = val + (i - s->fixed);
+
+				v[0] = one[(unsigned char)p[2]];
+				v[1] = one[(unsigned char)p[6]];
+				v[2] = one[(unsigned char)p[10]];
+				v[3] = one[(unsigned char)p[14]];
 				p += 16;
 				i += 3;
 				continue;
 			}
 		}
-#endif
 		/*
-		 * Most of a source page's values are one digit or "-" (none):
-		 * ,"d" read as one word.
+		 * Most of the others are one byte too: ,"d" read as one word;
+		 * the table's none stored only where nothing else can be.
 		 */
 		if (stop - p >= 4) {
-			uint32_t w;
-
 			memcpy(&w, p, 4);
 			if ((w & one_mask) == one_want) {
-				c = (unsigned)(unsigned char)p[2] - '0';
-				if (c <= 9) {
-					if (cm[i] >= 0)
-						val[cm[i]] = (double)c;
-					p += 4;
-					continue;
-				}
-				if (p[2] == '-') {
-					p += 4;
-					continue;
-				}
+				c = (unsigned char)p[2];
+				if (cm[i] >= 0 && (all || !isnan(one[c])))
+					val[cm[i]] = one[c];
+				p += 4;
+				continue;
 			}
 		}
 		if (stop - p < 3 || p[0] != ',' || p[1] != '"')
 			return -1;
 		p += 2;
+		/* 1 to 15 digits up to the quote, eight a step */
+		if (stop - p >= 16 && digit_run(p, &acc, &dl)) {
+			if (cm[i] >= 0)
+				val[cm[i]] = (double)acc;
+			p += dl + 1;
+			continue;
+		}
 		/*
 		 * Digits up to the quote: the value, read on the way (as value()
 		 * reads it).  The loop needs no bound: this field's closing quote
@@ -535,15 +597,23 @@ read_raw_values(struct kp_src *s, size_t n, size_t end)
 			q++;
 		if (q >= stop)
 			return -1;
-		if (cm[i] >= 0 && value(p, (size_t)(q - p), &d))
-			val[cm[i]] = d;
+		if (cm[i] >= 0) {
+			if (value(p, (size_t)(q - p), &d))
+				val[cm[i]] = d;
+			else if (all)
+				val[cm[i]] = NAN;
+		}
 		p = q + 1;
 	}
 	if (i < end && i + 1 == n) {	/* the last field, picked */
 		if ((f = kp_csv_field(s->csv, i)) == NULL)
 			return -1;
-		if (s->colmap[i] >= 0 && value(f->s, f->len, &d))
-			s->val[s->colmap[i]] = d;
+		if (s->colmap[i] >= 0) {
+			if (value(f->s, f->len, &d))
+				val[cm[i]] = d;
+			else if (all)
+				val[cm[i]] = NAN;
+		}
 	}
 	return 0;
 }
@@ -552,11 +622,14 @@ static void
 read_values(struct kp_src *s)
 {
 	size_t i, n = kp_csv_nfields(s->csv), end = n < s->ncol ? n : s->ncol;
+	/* every metric a field of this record, each once: none are left unread */
+	int all = s->ident && n == s->ncol && s->ncol - s->fixed == s->nmetric;
 
 	if (s->nmetric == 0)	/* no header yet */
 		return;
-	memcpy(s->val, s->none, s->nmetric * sizeof(*s->val));
-	if (read_raw_values(s, n, end) == 0)
+	if (!all)
+		memcpy(s->val, s->none, s->nmetric * sizeof(*s->val));
+	if (read_raw_values(s, n, end, all) == 0)
 		return;
 	memcpy(s->val, s->none, s->nmetric * sizeof(*s->val));
 	kp_csv_fill(s->csv);
@@ -597,6 +670,7 @@ take_row(struct kp_src *s, struct kp_src_row *row, struct kp_err *err)
 	if (s->kind == KP_SRC_SASS) {
 		if (f0 && strncmp(f0->s, "0x", 2) == 0) {
 			fill_row(s, row, KP_SRC_INSN);
+			row->digest = s->digest;
 			row->address = f0->s;
 			row->text = f1 ? f1->s : "";
 			read_values(s);
@@ -607,6 +681,7 @@ take_row(struct kp_src *s, struct kp_src_row *row, struct kp_err *err)
 	} else if (f0 && f0->len == 0) {
 		if (s->kind == KP_SRC_CUDA_SASS && f2 && strncmp(f2->s, "0x", 2) == 0) {
 			fill_row(s, row, KP_SRC_INSN);
+			row->digest = s->digest;
 			row->address = f2->s;
 			row->text = f3 ? f3->s : "";
 			read_values(s);
@@ -616,6 +691,7 @@ take_row(struct kp_src *s, struct kp_src_row *row, struct kp_err *err)
 			return 0;
 	} else if (parse_line_no(f0, &ln) == 0) {
 		fill_row(s, row, KP_SRC_LINE);
+		row->digest = s->digest;
 		row->line = ln;
 		row->text = f1 ? f1->s : "";
 		read_values(s);

@@ -131,6 +131,67 @@ START_TEST(test_hotspots_copies_count_an_instruction_once)
 END_TEST
 
 /*
+ * Addresses of every length from 2 to 18 bytes, and pairs that differ only
+ * in their last byte (at 8, 15 and 16 bytes, where the compare of two
+ * words ends) side by side: three launch copies, the second with each two
+ * neighbours swapped (where the first copy's layout guesses a row's
+ * instruction, it guesses its neighbour): each address sums its own three
+ * values.
+ */
+START_TEST(test_hotspots_addresses_of_every_length)
+{
+	static const char *const addr[] = { "0x", "0x1", "0x12", "0x123", "0x1234",
+		"0x12345", "0x123456", "0x123457", "0x1234567", "0x12345678",
+		"0x123456789", "0x123456789a", "0x123456789ab", "0x123456789abc",
+		"0x123456789abcd", "0x123456789abce", "0x123456789abcde",
+		"0x123456789abcdf", "0x123456789abcdef", "0x123456789abcdef0", NULL };
+	static const char hdr[] = "\"Line No\",\"Source\",\"Address\",\"Source\","
+	    "\"Warp Stall Sampling (All Samples)\",\"stall_long_sb\"\n";
+	static char t[16384];
+	struct kp_hs_opts o = { NULL, 0, 100 };	/* every instruction of the line */
+	struct kp_err err;
+	struct kp_hotspots *h;
+	size_t n = 0, j, na = 0;
+	int c, k, seen = 0;
+	FILE *fp;
+
+	while (addr[na] != NULL)
+		na++;
+	ck_assert_uint_eq(na % 2, 0);
+	for (c = 0; c < 3; c++) {
+		n += (size_t)snprintf(t + n, sizeof t - n, "\"File Path\",\"/a.cu\"\n"
+		    "\"Function Name\",\"k(int)\"\n%s\"7\",\"x = y;\",\"-\",\"-\",\"1\",\"1\"\n",
+		    hdr);
+		for (j = 0; j < na; j++) {
+			k = (int)(c == 1 ? j ^ 1 : j);
+			n += (size_t)snprintf(t + n, sizeof t - n,
+			    "\"\",\"\",\"%s\",\"LDG R1\",\"%d\",\"0\"\n", addr[k],
+			    (k + 1) * (c == 0 ? 1 : c == 1 ? 100 : 10000));
+		}
+	}
+	ck_assert(n < sizeof t);
+	fp = fmemopen(t, n, "r");
+	h = kp_hotspots_read(fp, "mem", &o, &err);
+	fclose(fp);
+	ck_assert_msg(h != NULL, "%s", err.msg);
+	ck_assert_uint_eq(h->copies, 3);
+	ck_assert_uint_eq(h->duplicates, 0);
+	for (j = 0; j < h->n; j++) {
+		if (h->rows[j].level != KP_HS_INSN)
+			continue;
+		for (k = 0; addr[k] != NULL && strcmp(addr[k], h->rows[j].address) != 0; k++)
+			;
+		ck_assert_msg(addr[k] != NULL, "%s", h->rows[j].address);
+		ck_assert_msg(h->rows[j].value == 10101.0 * (k + 1), "%s: %g",
+		    h->rows[j].address, h->rows[j].value);
+		seen++;
+	}
+	ck_assert_int_eq(seen, (int)na);
+	kp_hotspots_free(h);
+}
+END_TEST
+
+/*
  * "-" is no value: summed over launch copies it leaves the other copy's
  * number, whichever copy comes first, in every column (eight of them: the
  * sums go four columns at a time where the CPU allows).
@@ -591,6 +652,7 @@ hotspots_suite(void)
 	tcase_add_test(tc, test_hotspots_hgemm_v0_inner_product_line_first);
 	tcase_add_test(tc, test_hotspots_evidence_in_the_same_pass);
 	tcase_add_test(tc, test_hotspots_copies_count_an_instruction_once);
+	tcase_add_test(tc, test_hotspots_addresses_of_every_length);
 	tcase_add_test(tc, test_hotspots_dash_leaves_the_other_copy);
 	tcase_add_test(tc, test_hotspots_producer_on_same_line_is_named);
 	tcase_add_test(tc, test_hotspots_stream_triad_sums_copies);

@@ -329,6 +329,59 @@ START_TEST(test_source_values_as_split_one_byte_runs)
 }
 END_TEST
 
+/*
+ * A row's values are stored over the last row's (not cleared first when the
+ * columns are the metrics in order): after a row of numbers, one of none in
+ * each way a field can be none (one byte, empty, a word, "n/a") leaves no
+ * number behind; 16 digits (past the fast path) and the words that are
+ * numbers to kp_parse_number ("inf", "NaN", "Infinity") stay numbers.
+ */
+START_TEST(test_source_values_none_over_numbers)
+{
+	static const char page[] =
+	    "\"Kernel Name\",\"k\"\n"
+	    "\"Address\",\"Source\",\"a\",\"b\",\"c\",\"d\",\"e\",\"f\",\"g\",\"h\",\"i\"\n"
+	    "\"0x10\",\"X\",\"1\",\"22\",\"333\",\"4444\",\"55555555\",\"666666666\","
+	    "\"7\",\"8\",\"9\"\n"
+	    "\"0x20\",\"X\",\"-\",\"\",\"Load\",\"Global(2)\",\"1234567890123456\",\"n/a\","
+	    "\"x\",\"-\",\"-\"\n"
+	    "\"0x30\",\"X\",\"1\",\"22\",\"333\",\"4444\",\"55555555\",\"666666666\","
+	    "\"7\",\"8\",\"9\"\n"
+	    "\"0x40\",\"X\",\"inf\",\"NaN\",\"Infinity\",\"-inf\",\"Shared\",\"-\",\"-\","
+	    "\"-\",\"\"\n";
+	FILE *fp = tmpfile();
+	struct kp_err err;
+	struct kp_src_row r;
+	struct kp_src *s;
+	int n = 0, i;
+
+	ck_assert_ptr_nonnull(fp);
+	ck_assert_uint_eq(fwrite(page, 1, sizeof(page) - 1, fp), sizeof(page) - 1);
+	assert_values_as_split(fp, "none");
+	rewind(fp);
+	ck_assert_ptr_nonnull(s = kp_src_open(fp, "none", &err));
+	while (kp_src_next(s, &r, &err) == 1) {
+		if (r.ev != KP_SRC_INSN)
+			continue;
+		if (++n == 2) {
+			for (i = 0; i < 9; i++)
+				if (i != 4)
+					ck_assert_msg(isnan(r.val[i]), "column %d", i);
+			ck_assert(r.val[4] == 1234567890123456.0);
+		}
+		else if (n == 4) {
+			ck_assert(isinf(r.val[0]) && r.val[0] > 0 && isnan(r.val[1]));
+			ck_assert(isinf(r.val[2]) && isinf(r.val[3]) && r.val[3] < 0);
+			for (i = 4; i < 9; i++)
+				ck_assert(isnan(r.val[i]));
+		}
+	}
+	ck_assert_int_eq(n, 4);
+	kp_src_close(s);
+	fclose(fp);
+}
+END_TEST
+
 /* A block's header in another order than the first one's, with and without
  * a name given twice: each column goes to the first metric of its name. */
 START_TEST(test_source_header_order_and_twice_named_columns)
@@ -602,6 +655,7 @@ source_suite(void)
 	tcase_add_test(tc, test_source_values_as_split_on_fixtures);
 	tcase_add_test(tc, test_source_values_as_split_odd_cells);
 	tcase_add_test(tc, test_source_values_as_split_one_byte_runs);
+	tcase_add_test(tc, test_source_values_none_over_numbers);
 	tcase_add_test(tc, test_source_header_order_and_twice_named_columns);
 	tcase_add_test(tc, test_sass_opcode_family_and_predicates);
 	tcase_add_test(tc, test_ptx_opcode);
