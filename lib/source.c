@@ -238,8 +238,9 @@ static int src_next(void *arg, double *vals, struct kp_src_row *row, struct kp_e
 /*
  * Whether the rows of fp are parsed on a thread of their own (source_pipe.c):
  * KP_SOURCE_THREAD=0 never, =1 always; by default for a regular file of
- * PIPE_MIN bytes or more on two CPUs or more (a small page costs more to hand
- * over than to read).
+ * PIPE_MIN bytes or more on three CPUs or more (a small page costs more to
+ * hand over than to read; on two, the three busy threads took longer than
+ * one: docs/performance.md, round 11).
  */
 #define PIPE_MIN ((off_t)8 << 20)
 static int
@@ -254,7 +255,7 @@ pipe_wanted(FILE *fp)
 	if (env != NULL && strcmp(env, "1") == 0)
 		return 1;
 	return fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-	    st.st_size >= PIPE_MIN && sysconf(_SC_NPROCESSORS_ONLN) >= 2;
+	    st.st_size >= PIPE_MIN && sysconf(_SC_NPROCESSORS_ONLN) >= 3;
 }
 
 struct kp_src *
