@@ -200,6 +200,27 @@ assert_values_as_split(FILE *fp, const char *name)
 	ck_assert_int_gt(rows, 0);
 }
 
+/*
+ * A page written to a temporary file, its values checked against the split
+ * (assert_values_as_split), and opened again from its start; *fpp is the
+ * file, for the caller to close after the reader.
+ */
+static struct kp_src *
+page_as_split(const char *page, size_t n, const char *name, FILE **fpp)
+{
+	FILE *fp = tmpfile();
+	struct kp_err err;
+	struct kp_src *s;
+
+	ck_assert_ptr_nonnull(fp);
+	ck_assert_uint_eq(fwrite(page, 1, n, fp), n);
+	assert_values_as_split(fp, name);
+	rewind(fp);
+	ck_assert_ptr_nonnull(s = kp_src_open(fp, name, &err));
+	*fpp = fp;
+	return s;
+}
+
 START_TEST(test_source_values_as_split_on_fixtures)
 {
 	static const char *const pages[] = { "hgemm_v0/source_cuda_sass.csv",
@@ -240,18 +261,13 @@ START_TEST(test_source_values_as_split_odd_cells)
 	    "\"18446744073709551615\"\n"
 	    "\"0xa0\",\"X\",\"0\",\"10\",\"100\",\"1000000\",\"10000000\",\"100000000\"\n"
 	    "\"0xb0\",\"X\",\"12345670\",\"1234567 \",\"1234567.5\",\"87654321,\",\"7e1\",\"9\"\n";
-	FILE *fp = tmpfile();
 	struct kp_err err;
 	struct kp_src_row r;
 	struct kp_src *s;
+	FILE *fp;
 	int n = 0;
 
-	ck_assert_ptr_nonnull(fp);
-	ck_assert_uint_eq(fwrite(page, 1, sizeof(page) - 1, fp), sizeof(page) - 1);
-	assert_values_as_split(fp, "odd");
-	/* and a few by hand */
-	rewind(fp);
-	ck_assert_ptr_nonnull(s = kp_src_open(fp, "odd", &err));
+	s = page_as_split(page, sizeof(page) - 1, "odd", &fp);
 	while (kp_src_next(s, &r, &err) == 1) {
 		if (r.ev != KP_SRC_INSN)
 			continue;
@@ -299,17 +315,13 @@ START_TEST(test_source_values_as_split_one_byte_runs)
 	    "\"0x30\",\"X\",\"10\",\"1\",\"2\",\"3\",\"4\",\"55\",\"6\",\"7\",\"8\",\"9\",\"0\",\"1\",\"2\"\n"
 	    "\"0x40\",\"X\",\"1\",\"2\",\"3\",\"44\",\"5\",\"6\",\"7\",\"8\",\"-\",\"9\",\"10\",\"11\",\"\"\n"
 	    "\"0x50\",\"X\",\"7\",\"-\",\"\",\"8\",\"9\",\"1\",\"2\",\"0.5\",\"3\",\"4\",\"5\",\"6\",\"7\"\n";
-	FILE *fp = tmpfile();
 	struct kp_err err;
 	struct kp_src_row r;
 	struct kp_src *s;
+	FILE *fp;
 	int n = 0, i;
 
-	ck_assert_ptr_nonnull(fp);
-	ck_assert_uint_eq(fwrite(page, 1, sizeof(page) - 1, fp), sizeof(page) - 1);
-	assert_values_as_split(fp, "runs");
-	rewind(fp);
-	ck_assert_ptr_nonnull(s = kp_src_open(fp, "runs", &err));
+	s = page_as_split(page, sizeof(page) - 1, "runs", &fp);
 	while (kp_src_next(s, &r, &err) == 1) {
 		if (r.ev != KP_SRC_INSN)
 			continue;
@@ -349,17 +361,13 @@ START_TEST(test_source_values_none_over_numbers)
 	    "\"7\",\"8\",\"9\"\n"
 	    "\"0x40\",\"X\",\"inf\",\"NaN\",\"Infinity\",\"-inf\",\"Shared\",\"-\",\"-\","
 	    "\"-\",\"\"\n";
-	FILE *fp = tmpfile();
 	struct kp_err err;
 	struct kp_src_row r;
 	struct kp_src *s;
+	FILE *fp;
 	int n = 0, i;
 
-	ck_assert_ptr_nonnull(fp);
-	ck_assert_uint_eq(fwrite(page, 1, sizeof(page) - 1, fp), sizeof(page) - 1);
-	assert_values_as_split(fp, "none");
-	rewind(fp);
-	ck_assert_ptr_nonnull(s = kp_src_open(fp, "none", &err));
+	s = page_as_split(page, sizeof(page) - 1, "none", &fp);
 	while (kp_src_next(s, &r, &err) == 1) {
 		if (r.ev != KP_SRC_INSN)
 			continue;
