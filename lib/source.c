@@ -65,10 +65,11 @@ next_record(struct kp_src *s, struct kp_err *err)
 	int r = kp_csv_next(s->csv, err);
 	const char *raw;
 
+	s->digest = 0;
 	if (r == 1 && (n = kp_csv_nfields(s->csv)) > 0) {
 		/* the bytes as read, before the picks mark them */
-		s->digest = (raw = kp_csv_raw(s->csv, &len)) != NULL ?
-		    kp_hash64(raw, len, len) | 1 : 0;
+		if ((raw = kp_csv_raw(s->csv, &len)) != NULL)
+			s->digest = kp_hash64(raw, len, len) | 1;
 		idx[NPICK] = n - 1;
 		kp_csv_pick(s->csv, idx, n - 1 >= NPICK ? NPICK + 1 : NPICK);
 	}
