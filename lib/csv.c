@@ -965,22 +965,23 @@ walk_to(const struct kp_csv *c, struct walk *w, size_t i)
 
 /*
  * The closing quotes of a fast-form record's last field (*le) and of the one
- * before it (*lp), from the end of its nblk masks; the record has two fields
- * or more.
+ * before it (*lp), from the end of its nblk masks; 0 where it has no such
+ * field.
  */
 static inline void
 last_two(const uint64_t *m, size_t nblk, size_t *le, size_t *lp)
 {
-	size_t k = nblk;
+	size_t k, b;
 	uint64_t x;
+	int found = 0;
 
-	while ((x = m[--k]) == 0)
-		;
-	*le = k * 64 + (size_t)(63 - __builtin_clzll(x));
-	x &= ~((uint64_t)1 << (*le % 64));
-	while (x == 0)
-		x = m[--k];
-	*lp = k * 64 + (size_t)(63 - __builtin_clzll(x));
+	*le = *lp = 0;
+	for (k = nblk; k-- > 0 && found < 2;)
+		for (x = m[k]; x != 0 && found < 2; found++) {
+			b = (size_t)(63 - __builtin_clzll(x));
+			*(found == 0 ? le : lp) = k * 64 + b;
+			x &= ~((uint64_t)1 << b);
+		}
 }
 
 /* Field i of the fast-form record: its bytes stay, its closing quote its NUL. */
@@ -1069,25 +1070,16 @@ prescans_free(struct prescans *p)
 static void
 ends_of(const uint64_t *m, size_t nblk, struct ends *q)
 {
-	size_t k, j = 0;
+	size_t k, j = 0, le, lp;
 	uint64_t x;
-	int found = 0;
 
 	for (k = 0; k < nblk && j < NFE; k++)
 		for (x = m[k]; x != 0 && j < NFE; x &= x - 1)
 			q->fe[j++] = (uint32_t)(k * 64 + (size_t)__builtin_ctzll(x));
 	q->nfe = (uint32_t)j;
-	q->le = q->lp = 0;
-	for (k = nblk; k-- > 0 && found < 2;)
-		for (x = m[k]; x != 0 && found < 2; found++) {
-			uint32_t b = (uint32_t)(63 - __builtin_clzll(x));
-
-			if (found == 0)
-				q->le = (uint32_t)(k * 64) + b;
-			else
-				q->lp = (uint32_t)(k * 64) + b;
-			x &= ~((uint64_t)1 << b);
-		}
+	last_two(m, nblk, &le, &lp);
+	q->le = (uint32_t)le;
+	q->lp = (uint32_t)lp;
 }
 #endif
 

@@ -49,7 +49,6 @@ hash_words(const void *p, size_t n, uint64_t h)
 	return h ^ h >> 29;
 }
 
-
 /*
  * Where the CPU has AVX2, 32 bytes a step in four 64-bit lanes, each lane
  * adding the product of the two halves of (data ^ a key that moves every

@@ -133,9 +133,6 @@ setbuf_str(char **dst, size_t *cap, const char *s, size_t n)
 	return 0;
 }
 
-/* A row's values into the checksum. */
-#define sum_vals(v, nv, h) kp_hash64((v), (nv) * sizeof(*(v)), (h))
-
 /* Room in t for one more entry (load at most a half); -1 out of memory. */
 static int
 itab_room(struct itab *t)
@@ -223,7 +220,7 @@ pending_add(struct agg *g, const struct kp_src_row *r)
 	g->sum = kp_hash64(&r->line, sizeof(r->line), g->sum);
 	g->sum = kp_hash64(r->text, lt + 1, g->sum);
 	g->sum = kp_hash64(r->address, la + 1, g->sum);
-	g->sum = sum_vals(r->val, g->nm, g->sum);
+	g->sum = kp_hash64(r->val, g->nm * sizeof(*r->val), g->sum);
 	return 0;
 }
 
