@@ -235,8 +235,8 @@ fn_index(struct agg *g, const char *name)
 	return (size_t)-1;
 }
 
-static int
-add_fn(struct agg *g, const char *name, size_t *out)
+int
+hs_fn_get(struct agg *g, const char *name, size_t *out)
 {
 	struct fn *nf;
 	size_t i;
@@ -287,32 +287,31 @@ keyf(struct agg *g, const char *file, const char *func)
 }
 
 /*
- * Whether instruction in has row p's address: strcmp()'s answer, the
+ * Whether instruction in has address addr (n bytes, 16 readable): strcmp()'s answer, the
  * lengths first and then, for one under 16 bytes (most: "0x7f37757a0240"),
  * two words of each (both have the room) with the bytes past it masked off.
  */
 static int
-addr_eq(const struct insn *in, const struct prow *p)
+addr_eq(const struct insn *in, const char *addr, size_t n)
 {
-	size_t n = p->alen;
 	uint64_t a0, a1, b0, b1, m0, m1;
 
 	if (in->alen != n)
 		return 0;
 	if (n >= 16)
-		return memcmp(in->addr, p->addr, n) == 0;
+		return memcmp(in->addr, addr, n) == 0;
 	memcpy(&a0, in->addr, 8);
 	memcpy(&a1, in->addr + 8, 8);
-	memcpy(&b0, p->addr, 8);
-	memcpy(&b1, p->addr + 8, 8);
+	memcpy(&b0, addr, 8);
+	memcpy(&b1, addr + 8, 8);
 	m0 = n >= 8 ? ~0ULL : n > 0 ? ~0ULL >> (64 - 8 * n) : 0;
 	m1 = n > 8 ? ~0ULL >> (64 - 8 * (n - 8)) : 0;
 	return ((a0 ^ b0) & m0) == 0 && ((a1 ^ b1) & m1) == 0;
 }
 
 /* The line (function fi's, file's, ln) in *out, made when new. */
-static int
-get_line(struct agg *g, const char *file, size_t fi, long ln, const char *text, size_t *out)
+int
+hs_line_get(struct agg *g, const char *file, size_t fi, long ln, const char *text, size_t *out)
 {
 	uint64_t h = key_hash(fi, (uint64_t)ln, file);
 	struct itab *t = &g->linetab;
@@ -347,13 +346,15 @@ get_line(struct agg *g, const char *file, size_t fi, long ln, const char *text, 
 }
 
 /*
- * The instruction at p's address under line li in *out, made when new.
- * insn_mark() then tells whether this launch copy has counted it already.
+ * The instruction at addr (alen bytes, 16 readable) under line li in *out,
+ * made when new with text.  insn_mark() then tells whether this launch copy
+ * has counted it already.
  */
-static int
-get_insn(struct agg *g, size_t li, const struct prow *p, size_t *out)
+int
+hs_insn_get(struct agg *g, size_t li, const char *addr, size_t alen, const char *text,
+    size_t *out)
 {
-	uint64_t h = key_hash(li, 0, p->addr);
+	uint64_t h = key_hash(li, 0, addr);
 	struct itab *t = &g->insntab;
 	struct insn *in;
 	size_t i, slot;
@@ -362,7 +363,7 @@ get_insn(struct agg *g, size_t li, const struct prow *p, size_t *out)
 		return -1;
 	for (slot = h & (t->cap - 1); t->ix[slot] != 0; slot = (slot + 1) & (t->cap - 1)) {
 		in = &g->insns[t->ix[slot] - 1];
-		if (t->h[slot] == h && in->line == li && addr_eq(in, p)) {
+		if (t->h[slot] == h && in->line == li && addr_eq(in, addr, alen)) {
 			*out = t->ix[slot] - 1;
 			return 0;
 		}
@@ -372,14 +373,14 @@ get_insn(struct agg *g, size_t li, const struct prow *p, size_t *out)
 	in = &g->insns[g->ninsns];
 	memset(in, 0, sizeof(*in));
 	in->line = li;
-	in->a = strtoull(p->addr, NULL, 16);
-	kp_sass_opcode(p->text, in->op, sizeof(in->op));
-	in->alen = p->alen;
-	if ((in->addr = calloc(1, p->alen < 16 ? 16 : p->alen + 1)) == NULL ||
-	    (in->text = strdup(p->text)) == NULL ||
+	in->a = strtoull(addr, NULL, 16);
+	kp_sass_opcode(text, in->op, sizeof(in->op));
+	in->alen = alen;
+	if ((in->addr = calloc(1, alen < 16 ? 16 : alen + 1)) == NULL ||
+	    (in->text = strdup(text)) == NULL ||
 	    (in->val = malloc((g->nm + 1) * sizeof(double))) == NULL)
 		return -1;
-	memcpy(in->addr, p->addr, p->alen);
+	memcpy(in->addr, addr, alen);
 	for (i = 0; i < g->nm; i++)
 		in->val[i] = NAN;
 	g->lines[li].ninsn++;
@@ -446,8 +447,8 @@ fnaddr_first(struct agg *g, size_t fa)
 }
 
 /* Digest d into g->seen: 1 it was there, 0 added, -1 out of memory. */
-static int
-seen_put(struct agg *g, uint64_t d)
+int
+hs_seen_put(struct agg *g, uint64_t d)
 {
 	size_t i, mask;
 
@@ -475,6 +476,25 @@ seen_put(struct agg *g, uint64_t d)
 	g->seen[i] = d;
 	g->nseen++;
 	return 0;
+}
+
+int
+hs_seen_has(const struct agg *g, uint64_t d)
+{
+	size_t i, mask = g->cseen - 1;
+
+	if (g->cseen == 0)
+		return 0;
+	for (i = d & mask; g->seen[i] != 0; i = (i + 1) & mask)
+		if (g->seen[i] == d)
+			return 1;
+	return 0;
+}
+
+void
+hs_vadd(double *dst, const double *v, size_t n)
+{
+	vadd(dst, v, n);
 }
 
 /*
@@ -544,7 +564,7 @@ row_line(struct agg *g, struct layout *L, size_t i, size_t fi, const struct prow
 		*cur = c & ~LAY_LINE;
 		return 0;
 	}
-	if (get_line(g, g->bfile, fi, p->line, p->text, cur) < 0)
+	if (hs_line_get(g, g->bfile, fi, p->line, p->text, cur) < 0)
 		return -1;
 	L->at[i] = *cur < LAY_LINE ? (uint32_t)*cur | LAY_LINE : LAY_NONE;
 	return 0;
@@ -557,11 +577,11 @@ row_insn(struct agg *g, struct layout *L, size_t i, size_t cur, const struct pro
 	uint32_t c = L->at[i];
 
 	if (c != LAY_NONE && !(c & LAY_LINE) && c < g->ninsns && g->insns[c].line == cur &&
-	    addr_eq(&g->insns[c], p)) {
+	    addr_eq(&g->insns[c], p->addr, p->alen)) {
 		*ii = c;
 		return 0;
 	}
-	if (get_insn(g, cur, p, ii) < 0)
+	if (hs_insn_get(g, cur, p->addr, p->alen, p->text, ii) < 0)
 		return -1;
 	L->at[i] = *ii < LAY_LINE ? (uint32_t)*ii : LAY_NONE;
 	L->fa[i] = LAY_NONE;
@@ -596,7 +616,7 @@ pending_merge(struct agg *g)
 
 	if (!g->open)
 		return 0;
-	if ((r = seen_put(g, block_digest(g))) < 0)
+	if ((r = hs_seen_put(g, block_digest(g))) < 0)
 		return -1;
 	if (r == 1 && g->nrows > 0) {	/* an exact repeat of an earlier block */
 		g->duplicates++;
@@ -606,15 +626,17 @@ pending_merge(struct agg *g)
 	if ((key = keyf(g, g->bfile, g->bfunc)) == NULL ||
 	    (r = kp_strmap_get_put(&g->copykeys, key, &v)) < 0)
 		return -1;
+	if (g->copies == 0 && (g->firstkey = strdup(key)) == NULL)
+		return -1;
 	if (r == 1 || g->copies == 0) {	/* a new launch copy */
 		kp_strmap_clear(&g->copykeys);
 		if (kp_strmap_get_put(&g->copykeys, key, &v) < 0)
 			return -1;
 		g->copies++;
 	}
-	if (add_fn(g, g->bfunc, &fi) < 0 || (L = layout_of(g, key, g->nrows)) == NULL)
+	if (hs_fn_get(g, g->bfunc, &fi) < 0 || (L = layout_of(g, key, g->nrows)) == NULL)
 		return -1;
-	if (kind == KP_SRC_SASS && get_line(g, "", fi, 0, "", &cur) < 0)
+	if (kind == KP_SRC_SASS && hs_line_get(g, "", fi, 0, "", &cur) < 0)
 		return -1;
 	for (i = 0; i < g->nrows; i++) {
 		struct prow *p = &g->rows[i];
@@ -627,8 +649,10 @@ pending_merge(struct agg *g)
 				vadd(g->fns[fi].total, p->val, g->nm);
 			continue;
 		}
-		if (cur == (size_t)-1)
-			continue;	/* an instruction before any line: none seen */
+		if (cur == (size_t)-1) {	/* an instruction before any line: none seen */
+			g->orphans++;
+			continue;
+		}
 		if (row_insn(g, L, i, cur, p, &ii) < 0)
 			return -1;
 		if (insn_mark(g, ii)) {	/* listed twice under one line in one copy */
@@ -689,6 +713,7 @@ hs_agg_free(struct agg *g)
 	free(g->lay);
 	free(g->fa);
 	free(g->key);
+	free(g->firstkey);
 	free(g->seen);
 	free(g->bfile);
 	free(g->bfunc);

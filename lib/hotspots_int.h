@@ -115,8 +115,22 @@ struct agg {
 	uint64_t sum;
 	int open;
 	size_t copies, duplicates;
+	char *firstkey;		/* keyf() of the first block merged */
+	size_t orphans;		/* instruction rows before any line, left out */
 };
 
+/* The entries of g by their keys, made when new (hotspots_agg.c): 0, or -1
+ * out of memory.  addr: 16 bytes readable at least. */
+int hs_fn_get(struct agg *g, const char *name, size_t *out);
+int hs_line_get(struct agg *g, const char *file, size_t fi, long ln, const char *text,
+    size_t *out);
+int hs_insn_get(struct agg *g, size_t li, const char *addr, size_t alen, const char *text,
+    size_t *out);
+/* A block digest among g's: put 1 it was there, 0 added, -1 out of memory; has 1 or 0. */
+int hs_seen_put(struct agg *g, uint64_t d);
+int hs_seen_has(const struct agg *g, uint64_t d);
+/* dst[i] += v[i], NaN standing for none (as the merge adds). */
+void hs_vadd(double *dst, const double *v, size_t n);
 /* Read the whole page of g->src (opened by the caller, g->nm set) into g. */
 int hs_agg_read(struct agg *g, struct kp_err *err);
 /* Free what g holds and close g->src. */

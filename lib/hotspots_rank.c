@@ -13,6 +13,7 @@
 #include "kp_hotspots.h"
 #include "kp_source.h"
 #include "hotspots_int.h"
+#include "hotspots_par.h"
 #include "source_evidence.h"
 
 /* ---- classification ---- */
@@ -824,9 +825,13 @@ evidence_only(struct agg *g)
 	return rc < 0 ? NULL : kp_evidence_result(g->ev, g->src);
 }
 
-struct kp_hotspots *
-kp_hotspots_read_ev(FILE *fp, const char *name, const struct kp_hs_opts *o,
-    json_t **evidence, struct kp_err *err)
+/*
+ * The page of fp ranked, read in the parts P plans (NULL: in one); with P,
+ * *redo 1 says the parts could not give what one reading gives.
+ */
+static struct kp_hotspots *
+read_ranked(FILE *fp, struct hs_parts *P, const char *name, const struct kp_hs_opts *o,
+    json_t **evidence, struct kp_err *err, int *redo)
 {
 	struct agg g;
 	struct ctx c;
@@ -842,14 +847,23 @@ kp_hotspots_read_ev(FILE *fp, const char *name, const struct kp_hs_opts *o,
 	if (evidence != NULL)
 		*evidence = NULL;
 	memset(&g, 0, sizeof(g));
-	if ((g.src = kp_src_open(fp, name, err)) == NULL)
+	*redo = 0;
+	if ((g.src = kp_src_open(P != NULL ? hs_parts_head(P) : fp, name, err)) == NULL) {
+		*redo = P != NULL;
 		return NULL;
+	}
 	if (evidence != NULL && (g.ev = kp_evidence_new(g.src)) == NULL) {
 		kp_src_close(g.src);
 		kp_errf(err, KP_EXIT_ENV, "out of memory");
 		return NULL;
 	}
 	g.nm = kp_src_nmetrics(g.src);
+	if (g.nm == 0 && P != NULL) {	/* evidence_only() reads one part */
+		kp_evidence_free(g.ev);
+		kp_src_close(g.src);
+		*redo = 1;
+		return NULL;
+	}
 	if (g.nm == 0) {
 		snprintf(why, sizeof(why), "the %s page of %s holds only line numbers and text, "
 		    "no metrics (ncu samples SASS instructions; collect the page with "
@@ -865,7 +879,9 @@ kp_hotspots_read_ev(FILE *fp, const char *name, const struct kp_hs_opts *o,
 			h->kind = KP_SRC_PTX;
 		return h;
 	}
-	if (setup_ctx(&c, &g, metric, err) < 0 || hs_agg_read(&g, err) < 0)
+	if (setup_ctx(&c, &g, metric, err) < 0)
+		goto out;
+	if (P == NULL ? hs_agg_read(&g, err) < 0 : (*redo = hs_parts_read(P, &g, err)) != 0)
 		goto out;
 	if (g.ev != NULL)
 		*evidence = kp_evidence_result(g.ev, g.src);
@@ -890,6 +906,7 @@ kp_hotspots_read_ev(FILE *fp, const char *name, const struct kp_hs_opts *o,
 	h->total = total;
 	h->copies = g.copies;
 	h->duplicates = g.duplicates;
+	h->parts = P != NULL ? hs_parts_count(P) : 1;
 out:
 	if (h == NULL && evidence != NULL) {
 		json_decref(*evidence);
@@ -899,4 +916,21 @@ out:
 	g.ev = NULL;
 	hs_agg_free(&g);
 	return h;
+}
+
+struct kp_hotspots *
+kp_hotspots_read_ev(FILE *fp, const char *name, const struct kp_hs_opts *o,
+    json_t **evidence, struct kp_err *err)
+{
+	struct hs_parts *P = hs_parts_plan(fp, name);
+	struct kp_hotspots *h;
+	int redo = 0;
+
+	if (P != NULL) {
+		h = read_ranked(fp, P, name, o, evidence, err, &redo);
+		hs_parts_free(P);
+		if (redo != 1)
+			return h;
+	}
+	return read_ranked(fp, NULL, name, o, evidence, err, &redo);
 }

@@ -45,6 +45,7 @@ struct kp_hotspots {
 	double total;		/* the kernel's total of the metric */
 	size_t copies;		/* launch copies aggregated */
 	size_t duplicates;	/* repeated blocks ignored */
+	size_t parts;		/* the parts the page was read in, on threads (1: one) */
 };
 
 struct kp_hs_opts {

@@ -47,6 +47,9 @@ enum kp_src_kind kp_src_kind(const struct kp_src *s);
 const char *kp_src_kind_name(enum kp_src_kind k);	/* "sass", "cuda,sass", "ptx" */
 const char *kp_src_name(const struct kp_src *s);
 size_t kp_src_nmetrics(const struct kp_src *s);
+/* 1 while every value read was an integer in [0, 2^53) (or none): their sums
+ * are the same in any order as long as they stay below 2^53. */
+int kp_src_exact(const struct kp_src *s);
 const char *kp_src_metric(const struct kp_src *s, size_t i);
 int kp_src_metric_index(const struct kp_src *s, const char *name);	/* -1 if absent */
 /* Whether column i holds numbers (not "Address Space", "Access Operation", ...). */

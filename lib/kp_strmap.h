@@ -18,6 +18,8 @@ struct kp_strmap {
 
 /* 1 found (*v set), 0 inserted with *v, -1 out of memory. */
 int kp_strmap_get_put(struct kp_strmap *m, const char *k, size_t *v);
+/* 1 found (*v set), 0 not there. */
+int kp_strmap_get(const struct kp_strmap *m, const char *k, size_t *v);
 /* Remove every key, keeping the table's room. */
 void kp_strmap_clear(struct kp_strmap *m);
 /* Remove every key and free the table; m is empty again. */

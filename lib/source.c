@@ -44,6 +44,7 @@ struct kp_src {
 	unsigned long labgen;	/* counts the changes of file or function (source_pipe.c) */
 	struct kp_src_pipe *pipe;	/* the rows parsed on a thread, or NULL */
 	uint64_t digest;	/* the last record's (kp_src_row.digest), 0 none */
+	int inexact;		/* a value read that is no integer in [0, 2^53) */
 };
 
 static int value(const char *b, size_t len, double *d);
@@ -329,6 +330,12 @@ kp_src_close(struct kp_src *s)
 	free(s);
 }
 
+int
+kp_src_exact(const struct kp_src *s)
+{
+	return !s->inexact;
+}
+
 enum kp_src_kind
 kp_src_kind(const struct kp_src *s)
 {
@@ -405,9 +412,10 @@ fill_row(struct kp_src *s, struct kp_src_row *row, enum kp_src_ev ev)
 	row->csvline = kp_csv_line(s->csv);
 }
 
-/* A value as kp_parse_number reads it: 1 and *d for a number.  Digits alone
- * (the most of a page: "0", "611") take the fast path, which gives the same
- * double: at most 15 digits are an exact integer. */
+/* A value as kp_parse_number reads it: 1 and *d for a number, 2 for one
+ * that is not an integer in [0, 2^53) (sums of such depend on their order:
+ * kp_src_exact).  Digits alone (the most of a page: "0", "611") take the fast
+ * path, which gives the same double: at most 15 digits are an exact integer. */
 static int
 value(const char *b, size_t len, double *d)
 {
@@ -433,7 +441,11 @@ value(const char *b, size_t len, double *d)
 	if (len > 0 && ((unsigned)(b[0] | 0x20) - 'a') < 26 && (b[0] | 0x20) != 'i' &&
 	    (b[0] | 0x20) != 'n')
 		return 0;
-	return kp_parse_number(b, len, d) == KP_NUM_OK;
+	if (kp_parse_number(b, len, d) != KP_NUM_OK)
+		return 0;
+	if (isnan(*d))
+		return 1;	/* none, in every sum */
+	return *d >= 0 && *d < 9007199254740992.0 && *d == floor(*d) && !signbit(*d) ? 1 : 2;
 }
 
 /*
@@ -507,6 +519,7 @@ read_raw_values(struct kp_src *s, size_t n, size_t end, int all)
 	const int *cm = s->colmap;	/* in locals: the stores to val cannot move them */
 	const double *one = s->one;
 	double *val = s->val;
+	int r;
 	size_t lim = n - 1 < end ? n - 1 : end;
 	/* the fields that can go four at a time: to lim4, 16 bytes left */
 	size_t lim4 = s->ident && lim >= 3 ? lim - 3 : 0;
@@ -521,9 +534,10 @@ read_raw_values(struct kp_src *s, size_t n, size_t end, int all)
 	for (i = s->fixed; i < end && i < NPICK; i++)
 		if (s->colmap[i] >= 0) {
 			f = kp_csv_field(s->csv, i);
-			if (value(f->s, f->len, &d))
+			if ((r = value(f->s, f->len, &d)) != 0) {
 				val[cm[i]] = d;
-			else if (all)
+				s->inexact |= r & 2;
+			} else if (all)
 				val[cm[i]] = NAN;
 		}
 	for (; i < lim; i++) {
@@ -600,9 +614,10 @@ read_raw_values(struct kp_src *s, size_t n, size_t end, int all)
 		if (q >= stop)
 			return -1;
 		if (cm[i] >= 0) {
-			if (value(p, (size_t)(q - p), &d))
+			if ((r = value(p, (size_t)(q - p), &d)) != 0) {
 				val[cm[i]] = d;
-			else if (all)
+				s->inexact |= r & 2;
+			} else if (all)
 				val[cm[i]] = NAN;
 		}
 		p = q + 1;
@@ -611,9 +626,10 @@ read_raw_values(struct kp_src *s, size_t n, size_t end, int all)
 		if ((f = kp_csv_field(s->csv, i)) == NULL)
 			return -1;
 		if (s->colmap[i] >= 0) {
-			if (value(f->s, f->len, &d))
+			if ((r = value(f->s, f->len, &d)) != 0) {
 				val[cm[i]] = d;
-			else if (all)
+				s->inexact |= r & 2;
+			} else if (all)
 				val[cm[i]] = NAN;
 		}
 	}
@@ -638,9 +654,12 @@ read_values(struct kp_src *s)
 	for (i = s->fixed; i < end; i++) {
 		const struct kp_field *f = kp_csv_field(s->csv, i);
 		double d;
+		int r;
 
-		if (s->colmap[i] >= 0 && value(f->s, f->len, &d))
+		if (s->colmap[i] >= 0 && (r = value(f->s, f->len, &d)) != 0) {
 			s->val[s->colmap[i]] = d;
+			s->inexact |= r & 2;
+		}
 	}
 }
 

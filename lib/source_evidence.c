@@ -328,6 +328,31 @@ kp_evidence_add(struct kp_evidence *e, const struct kp_src_row *r)
 	return count(&e->t, &e->c, r);
 }
 
+int
+kp_evidence_has(const struct kp_evidence *e, const char *function, const char *address)
+{
+	const struct fnseen *f;
+	size_t v, lf, la;
+	char *k;
+	int r;
+
+	if (kp_strmap_get(&e->fnmap, function, &v) != 1)
+		return 0;
+	f = &e->fns[v];
+	if (strchr(f->name, '@') == NULL && strchr(address, '@') == NULL)
+		return kp_strmap_get(&f->addrs, address, &v);
+	lf = strlen(function);
+	la = strlen(address);
+	if ((k = malloc(lf + la + 2)) == NULL)
+		return -1;
+	memcpy(k, function, lf);
+	k[lf] = '@';
+	memcpy(k + lf + 1, address, la + 1);
+	r = kp_strmap_get(&e->seen, k, &v);
+	free(k);
+	return r;
+}
+
 json_t *
 kp_evidence_result(const struct kp_evidence *e, const struct kp_src *s)
 {

@@ -72,6 +72,22 @@ kp_strmap_get_put(struct kp_strmap *m, const char *k, size_t *v)
 	return 0;
 }
 
+int
+kp_strmap_get(const struct kp_strmap *m, const char *k, size_t *v)
+{
+	size_t j;
+
+	if (m->cap == 0)
+		return 0;
+	j = kp_fnv1a(k, strlen(k), KP_FNV1A_INIT) & (m->cap - 1);
+	for (; m->key[j]; j = (j + 1) & (m->cap - 1))
+		if (strcmp(m->key[j], k) == 0) {
+			*v = m->val[j];
+			return 1;
+		}
+	return 0;
+}
+
 void
 kp_strmap_clear(struct kp_strmap *m)
 {
