@@ -17,6 +17,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "kp_csv.h"
 #include "kp_diag.h"
 #include "kp_source.h"
 #include "hotspots_int.h"
@@ -412,9 +413,13 @@ sums_exact(const struct agg *g)
 int
 hs_parts_read(struct hs_parts *P, struct agg *g, struct kp_err *err)
 {
+	double zero = 0;
 	size_t j;
 	int rc, ok;
 
+	/* the statics that pick the CPU's widest paths, set before the threads read them */
+	(void)kp_csv_isa(NULL);
+	hs_vadd(&zero, &zero, 0);
 	for (j = 1; j < P->n; j++)
 		P->part[j].started = pthread_create(&P->part[j].th, NULL, part_main,
 		    &P->part[j]) == 0;
