@@ -49,6 +49,15 @@ load(void)
 	ck_assert_uint_eq(nblocks, 2);
 }
 
+static void
+unload(void)
+{
+	while (nlines > 0)
+		free(lines[--nlines]);
+	free(lines);
+	lines = NULL;
+}
+
 /*
  * Line l with the first metric of a data row moved by add ("N.5" where frac);
  * with addr, an instruction's address replaced by it.
@@ -179,6 +188,7 @@ same_as_one(enum how how, int evidence, size_t want_parts)
 
 	load();
 	make_page(path, sizeof(path), how);
+	unload();
 	one = read_parts(path, "1", evidence);
 	three = read_parts(path, "3", evidence);
 	unlink(path);
