@@ -446,11 +446,22 @@ fnaddr_first(struct agg *g, size_t fa)
 	return 1;
 }
 
+/* Where digest d is in g->seen (room there), or the empty slot it would take. */
+static size_t
+seen_slot(const struct agg *g, uint64_t d)
+{
+	size_t i, mask = g->cseen - 1;
+
+	for (i = d & mask; g->seen[i] != 0 && g->seen[i] != d; i = (i + 1) & mask)
+		;
+	return i;
+}
+
 /* Digest d into g->seen: 1 it was there, 0 added, -1 out of memory. */
 int
 hs_seen_put(struct agg *g, uint64_t d)
 {
-	size_t i, mask;
+	size_t i;
 
 	if ((g->nseen + 1) * 2 > g->cseen) {
 		size_t c = g->cseen ? g->cseen * 2 : 1024, j;
@@ -469,10 +480,8 @@ hs_seen_put(struct agg *g, uint64_t d)
 		g->seen = t;
 		g->cseen = c;
 	}
-	mask = g->cseen - 1;
-	for (i = d & mask; g->seen[i] != 0; i = (i + 1) & mask)
-		if (g->seen[i] == d)
-			return 1;
+	if (g->seen[i = seen_slot(g, d)] == d)
+		return 1;
 	g->seen[i] = d;
 	g->nseen++;
 	return 0;
@@ -481,14 +490,7 @@ hs_seen_put(struct agg *g, uint64_t d)
 int
 hs_seen_has(const struct agg *g, uint64_t d)
 {
-	size_t i, mask = g->cseen - 1;
-
-	if (g->cseen == 0)
-		return 0;
-	for (i = d & mask; g->seen[i] != 0; i = (i + 1) & mask)
-		if (g->seen[i] == d)
-			return 1;
-	return 0;
+	return g->cseen > 0 && g->seen[seen_slot(g, d)] == d;
 }
 
 void

@@ -167,15 +167,15 @@ find_cut(struct scan *sc, off_t from, off_t lim, const char *key, size_t klen)
 {
 	off_t prev = next_block(sc, from, lim), c, next;
 
-	while (prev >= 0 && prev - from < SCAN_MAX && (c = next_block(sc, prev, lim)) >= 0) {
+	c = prev < 0 ? -1 : next_block(sc, prev, lim);
+	while (c >= 0 && prev - from < SCAN_MAX) {
 		int mine = sc->nlook == klen && memcmp(sc->look, key, klen) == 0;
 
-		if (mine) {
-			next = next_block(sc, c, lim);
-			if (!same_bytes(sc, prev, c, next < 0 ? lim : next))
-				return c;
-		}
+		next = next_block(sc, c, lim);	/* its labels in look for the next turn */
+		if (mine && !same_bytes(sc, prev, c, next < 0 ? lim : next))
+			return c;
 		prev = c;
+		c = next;
 	}
 	return -1;
 }
@@ -389,24 +389,33 @@ out:
 	return rc;
 }
 
-/* Whether every sum of g is below 2^53 (the sums of integers then exact). */
+/* Whether each of the n sums v is below 2^53 (sums of integers then exact). */
+static int
+below_exact(const double *v, size_t n)
+{
+	size_t k;
+
+	for (k = 0; k < n; k++)
+		if (v[k] >= EXACT_MAX)
+			return 0;
+	return 1;
+}
+
+/* Whether every sum of g is below 2^53. */
 static int
 sums_exact(const struct agg *g)
 {
-	size_t i, k;
+	size_t i;
 
 	for (i = 0; i < g->nfns; i++)
-		for (k = 0; k < g->nm; k++)
-			if (g->fns[i].total[k] >= EXACT_MAX)
-				return 0;
+		if (!below_exact(g->fns[i].total, g->nm))
+			return 0;
 	for (i = 0; i < g->nlines; i++)
-		for (k = 0; k < g->nm; k++)
-			if (g->lines[i].val[k] >= EXACT_MAX)
-				return 0;
+		if (!below_exact(g->lines[i].val, g->nm))
+			return 0;
 	for (i = 0; i < g->ninsns; i++)
-		for (k = 0; k < g->nm; k++)
-			if (g->insns[i].val[k] >= EXACT_MAX)
-				return 0;
+		if (!below_exact(g->insns[i].val, g->nm))
+			return 0;
 	return 1;
 }
 
@@ -436,9 +445,8 @@ hs_parts_read(struct hs_parts *P, struct agg *g, struct kp_err *err)
 	for (j = 1; ok && j < P->n; j++) {
 		struct agg *b = &P->part[j].g;
 
-		ok = P->part[j].rc == 0 && same_page(g->src, b->src) && kp_src_exact(b->src);
-		if (ok && (rc = follows(g, b)) != 1)
-			ok = 0;
+		ok = P->part[j].rc == 0 && same_page(g->src, b->src) && kp_src_exact(b->src) &&
+		    follows(g, b) == 1;
 		if (ok && add_part(g, b) < 0)
 			return kp_errf(err, KP_EXIT_ENV, "out of memory");
 	}

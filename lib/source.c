@@ -449,6 +449,24 @@ value(const char *b, size_t len, double *d)
 }
 
 /*
+ * Field b (len bytes) into *slot: its value, else none where all says the
+ * slot may hold the last row's; a value no integer in [0, 2^53) marks s
+ * inexact.
+ */
+static inline void
+put_value(struct kp_src *s, double *slot, const char *b, size_t len, int all)
+{
+	double d;
+	int r = value(b, len, &d);
+
+	if (r != 0) {
+		*slot = d;
+		s->inexact |= r & 2;
+	} else if (all)
+		*slot = NAN;
+}
+
+/*
  * Eight digit values (0-9, one a byte, the first the most significant) in v
  * as one number: pairs, then fours, then all eight, by three multiplies.
  */
@@ -511,7 +529,6 @@ read_raw_values(struct kp_src *s, size_t n, size_t end, int all)
 	size_t len, i;
 	const char *raw = kp_csv_raw(s->csv, &len), *p, *stop, *q;
 	const struct kp_field *f;
-	double d;
 	/* ,"?" as a word: the bytes' pattern and which bytes it fixes */
 	const uint32_t one_want = ',' | '"' << 8 | (uint32_t)'"' << 24, one_mask = 0xff00ffffu;
 	const uint64_t two_want = one_want | (uint64_t)one_want << 32,
@@ -519,7 +536,6 @@ read_raw_values(struct kp_src *s, size_t n, size_t end, int all)
 	const int *cm = s->colmap;	/* in locals: the stores to val cannot move them */
 	const double *one = s->one;
 	double *val = s->val;
-	int r;
 	size_t lim = n - 1 < end ? n - 1 : end;
 	/* the fields that can go four at a time: to lim4, 16 bytes left */
 	size_t lim4 = s->ident && lim >= 3 ? lim - 3 : 0;
@@ -534,11 +550,7 @@ read_raw_values(struct kp_src *s, size_t n, size_t end, int all)
 	for (i = s->fixed; i < end && i < NPICK; i++)
 		if (s->colmap[i] >= 0) {
 			f = kp_csv_field(s->csv, i);
-			if ((r = value(f->s, f->len, &d)) != 0) {
-				val[cm[i]] = d;
-				s->inexact |= r & 2;
-			} else if (all)
-				val[cm[i]] = NAN;
+			put_value(s, &val[cm[i]], f->s, f->len, all);
 		}
 	for (; i < lim; i++) {
 		unsigned long long acc;
@@ -613,25 +625,15 @@ read_raw_values(struct kp_src *s, size_t n, size_t end, int all)
 			q++;
 		if (q >= stop)
 			return -1;
-		if (cm[i] >= 0) {
-			if ((r = value(p, (size_t)(q - p), &d)) != 0) {
-				val[cm[i]] = d;
-				s->inexact |= r & 2;
-			} else if (all)
-				val[cm[i]] = NAN;
-		}
+		if (cm[i] >= 0)
+			put_value(s, &val[cm[i]], p, (size_t)(q - p), all);
 		p = q + 1;
 	}
 	if (i < end && i + 1 == n) {	/* the last field, picked */
 		if ((f = kp_csv_field(s->csv, i)) == NULL)
 			return -1;
-		if (s->colmap[i] >= 0) {
-			if ((r = value(f->s, f->len, &d)) != 0) {
-				val[cm[i]] = d;
-				s->inexact |= r & 2;
-			} else if (all)
-				val[cm[i]] = NAN;
-		}
+		if (s->colmap[i] >= 0)
+			put_value(s, &val[cm[i]], f->s, f->len, all);
 	}
 	return 0;
 }
@@ -653,13 +655,9 @@ read_values(struct kp_src *s)
 	kp_csv_fill(s->csv);
 	for (i = s->fixed; i < end; i++) {
 		const struct kp_field *f = kp_csv_field(s->csv, i);
-		double d;
-		int r;
 
-		if (s->colmap[i] >= 0 && (r = value(f->s, f->len, &d)) != 0) {
-			s->val[s->colmap[i]] = d;
-			s->inexact |= r & 2;
-		}
+		if (s->colmap[i] >= 0)
+			put_value(s, &s->val[s->colmap[i]], f->s, f->len, 0);
 	}
 }
 
