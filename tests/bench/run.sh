@@ -19,7 +19,11 @@
 # falls on both sides of a ratio.  The merge's figures are the median of
 # BENCH_RUNS (3) runs; the Python peer runs once and is estimated from its
 # 100 MB speed when that would take longer than BENCH_PY_MAX_S (120) seconds
-# ("~").  BENCH_MAX_MB (1024) caps the sizes.
+# ("~").  BENCH_MAX_MB (1024) caps the sizes.  Start-up times are hyperfine's
+# median where it is installed, else timeit's median of as many runs.
+# BENCH_TOOLS names a folder of merge, timeit and iofloor built elsewhere
+# (tests/bench/merge.c, timeit.c, iofloor.c; for a host with no compiler or
+# no jansson headers, such as the GPU machine).
 top=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${BENCH_BIN:-$top/bin}
 fix=$top/tests/fixtures/h200/torch_mix/basic_raw_200.csv
@@ -31,24 +35,29 @@ pymax=${BENCH_PY_MAX_S:-120}
 LC_ALL=C
 export LC_ALL
 [ -x "$bin/kp-extract" ] || { echo "bench: build first (make)" >&2; exit 4; }
-[ -x /usr/bin/time ] || { echo "bench: needs /usr/bin/time (GNU time)" >&2; exit 4; }
 tmp=$(mktemp -d) || exit 4
 trap 'rm -rf "$tmp"' EXIT INT TERM
-${CC:-cc} -O2 -I"$top/lib" $(pkg-config --cflags jansson 2>/dev/null) -o "$tmp/merge" \
-    "$top/tests/bench/merge.c" "${BENCH_LIB:-$top/build/libkp.a}" \
-    $(pkg-config --libs jansson libfyaml 2>/dev/null) -lm || exit 4
-${CC:-cc} -O2 -o "$tmp/timeit" "$top/tests/bench/timeit.c" || exit 4
-${CC:-cc} -O2 -static -o "$tmp/iofloor" "$top/tests/bench/iofloor.c" 2>/dev/null ||
-    ${CC:-cc} -O2 -o "$tmp/iofloor" "$top/tests/bench/iofloor.c" || exit 4
+if [ -n "$BENCH_TOOLS" ]; then	# built elsewhere (a host with no compiler or headers)
+	for t in merge timeit iofloor; do
+		[ -x "$BENCH_TOOLS/$t" ] || { echo "bench: no $BENCH_TOOLS/$t" >&2; exit 4; }
+		cp "$BENCH_TOOLS/$t" "$tmp/$t"
+	done
+else
+	${CC:-cc} -O2 -I"$top/lib" $(pkg-config --cflags jansson 2>/dev/null) -o "$tmp/merge" \
+	    "$top/tests/bench/merge.c" "${BENCH_LIB:-$top/build/libkp.a}" \
+	    $(pkg-config --libs jansson libfyaml 2>/dev/null) -lm || exit 4
+	${CC:-cc} -O2 -o "$tmp/timeit" "$top/tests/bench/timeit.c" || exit 4
+	${CC:-cc} -O2 -static -o "$tmp/iofloor" "$top/tests/bench/iofloor.c" 2>/dev/null ||
+	    ${CC:-cc} -O2 -o "$tmp/iofloor" "$top/tests/bench/iofloor.c" || exit 4
+fi
 
 # measure CMD...: median over $runs runs of "wall maxrss_kb"
 measure() {
 	i=0
 	: > "$tmp/m"
 	while [ "$i" -lt "$runs" ]; do
-		/usr/bin/time -f '%e %M' -o "$tmp/t" "$@" >/dev/null 2>"$tmp/err" ||
+		"$tmp/timeit" "$@" >> "$tmp/m" 2>"$tmp/err" ||
 		    { echo "bench: $* failed:" >&2; cat "$tmp/err" >&2; }
-		cat "$tmp/t" >> "$tmp/m"
 		i=$((i + 1))
 	done
 	sort -n "$tmp/m" | awk '{ w[NR] = $1; r[NR] = $2 } END { m = int((NR + 1) / 2); print w[m], r[m] }'
@@ -78,8 +87,10 @@ hsec() {
 		hyperfine -N -w 2 -r "${HRUNS:-$runs}" --export-json "$tmp/h.json" "$@" >/dev/null 2>&1 ||
 		    { echo 0; return; }
 		python3 -c 'import json,sys; print("%.5f" % json.load(open(sys.argv[1]))["results"][0]["median"])' "$tmp/h.json"
-	else
-		set -- $(measure $1)
+	else	# tests/bench/timeit.c: two runs to warm up, then the median of HRUNS
+		"$tmp/timeit" $1 >/dev/null 2>&1
+		"$tmp/timeit" $1 >/dev/null 2>&1
+		set -- $(runs=${HRUNS:-$runs} measure $1)
 		echo "$1"
 	fi
 }
@@ -137,7 +148,7 @@ for n in 500 5000 20000; do
 	bytes=$(($(wc -c < "$tmp/a.csv") * 2))
 	set -- $(measure "$tmp/merge" "$tmp/m.csv" basic="$tmp/a.csv" memory="$tmp/b.csv")
 	printf '| %-9s | %6s | %6s | %6s | %6s |\n' "$n" "$(awk -v b="$bytes" 'BEGIN { printf "%.0f", b / 1048576 }')" \
-	    "$1" "$(mbps "$bytes" "$1")" "$(mib "$2")"
+	    "$(awk -v s="$1" 'BEGIN { printf "%.2f", s }')" "$(mbps "$bytes" "$1")" "$(mib "$2")"
 	rm -f "$tmp/a.csv" "$tmp/b.csv" "$tmp/m.csv"
 done
 
@@ -165,7 +176,8 @@ done
 # kp-decide and kp-report, hgemm_v0's source page for kp-hotspots), and
 # kp-extract on hgemm_v0's one-launch pages.
 echo
-echo "start-up (ms wall, hyperfine median; /bin/true is this machine's floor)"
+if command -v hyperfine >/dev/null 2>&1; then how=hyperfine; else how=timeit; fi
+echo "start-up (ms wall, $how median of ${HRUNS:-20} runs; /bin/true is this machine's floor)"
 d=$tmp/prof
 hv=$top/tests/fixtures/h200/hgemm_v0
 "$bin/kp-extract" -o "$d/details" "$fix" >/dev/null
