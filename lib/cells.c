@@ -266,9 +266,29 @@ mx_launch_keep(struct ex *x, struct kernel *k)
 }
 
 /*
+ * The bytes the text blocks may take: MX_TEXT, or while every kernel keeps
+ * MX_KEEP launches, what the samples at their largest leave of MX_BUDGET (a
+ * few kernels: most of their kept launches are then parsed only if they are
+ * still kept at the end).  With many kernels the budget binds (x->keep <
+ * MX_KEEP) and the text stays within MX_TEXT, so memory at a thousand
+ * kernels is what it was.
+ */
+size_t
+mx_text_cap(const struct ex *x)
+{
+	size_t planned = x->bytes * x->keep;
+
+	if (x->keep == MX_KEEP && planned < MX_BUDGET - MX_TEXT)
+		return MX_BUDGET - planned;
+	return MX_TEXT;
+}
+
+/*
  * Whether kernel k's launch now starting may keep ntext bytes of its record
  * as text: in its slot's block, or in a new one while the text blocks take
- * less than MX_TEXT.
+ * less than MX_TEXT, or mx_text_cap() for a launch that replaces one of a
+ * full sample (those that fill it are kept to the end where the kernel has
+ * few launches: parsing their text at the end would only add a copy).
  */
 int
 mx_text_room(const struct ex *x, const struct kernel *k, size_t ntext)
@@ -276,10 +296,11 @@ mx_text_room(const struct ex *x, const struct kernel *k, size_t ntext)
 	size_t need = x->nkeys * sizeof(double) + ntext + 1;
 	const struct block *b;
 
-	if (k->nsamp >= x->keep && x->l.slot < k->nsamp &&
-	    (b = k->samp[x->l.slot]) != NULL && b->cap >= need)
+	if (k->nsamp < x->keep)
+		return x->text_used + sizeof(*b) + need + need / 8 <= MX_TEXT;
+	if (x->l.slot < k->nsamp && (b = k->samp[x->l.slot]) != NULL && b->cap >= need)
 		return 1;
-	return x->text_used + sizeof(*b) + need + need / 8 <= MX_TEXT;
+	return x->text_used + sizeof(*b) + need + need / 8 <= mx_text_cap(x);
 }
 
 /*

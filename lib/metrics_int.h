@@ -36,7 +36,8 @@ struct kp_csv;
 #define MX_ARENA (MX_BUDGET + MX_BUDGET / 2)
 /*
  * The blocks that hold a record's text (rawpage.c defers the parse of a kept
- * launch) take at most this many bytes in all; past it a kept launch is
+ * launch) take at most this many bytes in all, or what the samples leave of
+ * MX_BUDGET while it does not bind (mx_text_cap); past it a kept launch is
  * parsed at once.  A record's text is four times its packed cells, and with
  * many kernels each keeps one launch to the end: text for all of them would
  * be most of the memory.
@@ -207,7 +208,7 @@ struct ex {
 	struct kp_arena arena;	/* the samples' first blocks (cells.c) */
 	struct kp_arena strs;	/* names, units, headers: freed with x (mx_strdup) */
 	size_t arena_used;	/* bytes of it handed out, at most MX_ARENA */
-	size_t text_used;	/* bytes of blocks made for text, about MX_TEXT at most */
+	size_t text_used;	/* bytes of blocks made for text, about mx_text_cap() at most */
 	uint32_t *ref;		/* the first packed launch's cells (cells.c) */
 	size_t nref;
 	unsigned char *pack;	/* a launch's cells packed (cells.c), before its block */
@@ -303,6 +304,7 @@ int mx_cell_slow(struct launch *l, const char *s, size_t len, double scale, int 
 /* v as a double of the launch l (kept): its cell in *cell; 1, or -1 out of memory. */
 int mx_cell_double(struct launch *l, double v, uint32_t *cell);
 int mx_launch_keep(struct ex *x, struct kernel *k);
+size_t mx_text_cap(const struct ex *x);
 int mx_text_room(const struct ex *x, const struct kernel *k, size_t ntext);
 int mx_block_settle(struct ex *x, struct kernel *k, size_t slot, const struct launch *l);
 static inline const unsigned char *

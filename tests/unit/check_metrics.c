@@ -935,6 +935,48 @@ START_TEST(test_metrics_sample_is_whole_launches)
 }
 END_TEST
 
+/*
+ * The text blocks' room (cells.c): the part of MX_BUDGET the samples leave
+ * while every kernel keeps MX_KEEP launches, else MX_TEXT; and only a launch
+ * that replaces one of a full sample may take more than MX_TEXT.
+ */
+START_TEST(test_metrics_text_room)
+{
+	struct ex *x = calloc(1, sizeof(*x));
+	struct kernel *k = calloc(1, sizeof(*k));
+	size_t ntext = 4096;
+
+	ck_assert_ptr_nonnull(x);
+	ck_assert_ptr_nonnull(k);
+	x->keep = MX_KEEP;
+	x->bytes = 30000;	/* 15 kernels of 2,000 bytes */
+	ck_assert_uint_eq(mx_text_cap(x), MX_BUDGET - 30000 * MX_KEEP);
+	x->bytes = (MX_BUDGET - MX_TEXT) / MX_KEEP;	/* the samples leave less than MX_TEXT */
+	ck_assert_uint_eq(mx_text_cap(x), MX_TEXT);
+	x->bytes = 3000000;	/* a thousand kernels: the budget binds */
+	x->keep = 1;
+	ck_assert_uint_eq(mx_text_cap(x), MX_TEXT);
+
+	x->keep = MX_KEEP;
+	x->bytes = 30000;
+	x->text_used = MX_TEXT;	/* MX_TEXT taken */
+	x->l.slot = 0;
+	k->nsamp = 10;		/* filling its sample: within MX_TEXT only */
+	ck_assert_int_eq(mx_text_room(x, k, ntext), 0);
+	x->text_used = 0;
+	ck_assert_int_eq(mx_text_room(x, k, ntext), 1);
+	x->text_used = MX_TEXT;
+	k->nsamp = MX_KEEP;	/* a replacement: within the cap (no block to reuse) */
+	ck_assert_ptr_nonnull(k->samp = calloc(MX_KEEP, sizeof(*k->samp)));
+	ck_assert_int_eq(mx_text_room(x, k, ntext), 1);
+	x->text_used = mx_text_cap(x) - ntext;
+	ck_assert_int_eq(mx_text_room(x, k, ntext), 0);
+	free(k->samp);
+	free(k);
+	free(x);
+}
+END_TEST
+
 static char *
 slurp(const char *path, size_t *len)
 {
@@ -1138,6 +1180,7 @@ metrics_suite(void)
 	tcase_add_test(tc, test_metrics_jsonl_as_jansson_writes_it);
 	tcase_add_test(tc, test_metrics_jsonl_number_forms_as_jansson);
 	tcase_add_test(tc, test_metrics_put_num_as_jansson);
+	tcase_add_test(tc, test_metrics_text_room);
 	suite_add_tcase(s, tc);
 	return s;
 }
