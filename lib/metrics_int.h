@@ -62,7 +62,9 @@ struct metric {
 	char *name;
 	char *unit;		/* base unit, or the unknown unit as printed */
 	uint64_t hash;		/* of name: kept for the table's growth and probes */
-	char *jname;		/* name as a JSON string, once (metrics_all.json) */
+	char *jline;		/* ",\n        " "name": ", once (summary_write.c) */
+	char *junit;		/* unit as a JSON string, once (summary_write.c) */
+	uint32_t jlinelen, junitlen;
 	signed char key;	/* kp_key_metric(name) + 1, once; 0 not yet asked */
 };
 

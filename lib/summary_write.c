@@ -423,16 +423,27 @@ wb_room(struct wb *w, size_t n)
 }
 
 static void
-wb_put(struct wb *w, const char *s, size_t n)
+wb_put_slow(struct wb *w, const char *s, size_t n)
 {
 	if (n > sizeof(w->b) / 2) {
 		wb_flush(w);
 		fwrite(s, 1, n, w->fp);
 		return;
 	}
-	wb_room(w, n);
-	memcpy(w->b + w->n, s, n);
-	w->n += n;
+	wb_flush(w);
+	memcpy(w->b, s, n);
+	w->n = n;
+}
+
+/* inline: a million pieces for a thousand kernels' maps */
+static inline void
+wb_put(struct wb *w, const char *s, size_t n)
+{
+	if (n <= sizeof(w->b) - w->n) {
+		memcpy(w->b + w->n, s, n);
+		w->n += n;
+	} else
+		wb_put_slow(w, s, n);
 }
 
 static void
@@ -467,6 +478,50 @@ wb_jstr(struct wb *w, const char *s)
 		return -1;
 	wb_puts(w, e);
 	free(e);
+	return 0;
+}
+
+/*
+ * Metric m's entry up to its value, ",\n        \"name\": " (from the comma
+ * where it is not the map's first), and its unit as a JSON string: made
+ * once for every kernel's maps.  -1 when jansson refuses the name or unit.
+ */
+static int
+wb_metric_line(struct ex *x, struct wb *w, struct metric *m, int first)
+{
+	static const char pre[] = ",\n        ";
+	char *j;
+	size_t n;
+
+	if (m->jline == NULL) {
+		if ((j = mx_jesc_in(x, m->name)) == NULL ||
+		    (n = sizeof(pre) - 1 + strlen(j) + 2) > UINT32_MAX ||
+		    (m->jline = kp_arena_alloc(&x->strs, n + 1)) == NULL)
+			return -1;
+		memcpy(m->jline, pre, sizeof(pre) - 1);
+		memcpy(m->jline + sizeof(pre) - 1, j, n - (sizeof(pre) - 1) - 2);
+		memcpy(m->jline + n - 2, ": ", 3);
+		m->jlinelen = (uint32_t)n;
+	}
+	wb_put(w, m->jline + (first != 0), m->jlinelen - (first != 0));
+	return 0;
+}
+
+static int
+wb_metric_unit(struct ex *x, struct wb *w, const struct kernel *k, uint32_t id)
+{
+	struct metric *m = &x->m[id];
+	const char *u = mx_metric_unit(x, k, id);
+	size_t n;
+
+	if (u != m->unit)	/* the kernel's own (rare) */
+		return wb_jstr(w, u);
+	if (m->junit == NULL) {
+		if ((m->junit = mx_jesc_in(x, u)) == NULL || (n = strlen(m->junit)) > UINT32_MAX)
+			return -1;
+		m->junitlen = (uint32_t)n;
+	}
+	wb_put(w, m->junit, m->junitlen);
 	return 0;
 }
 
@@ -563,13 +618,10 @@ put_short_map(struct ex *x, struct wb *fp, struct kernel *k, int units)
 			m->key = (signed char)(kp_key_metric(m->name) + 1);
 		if (x->short_maps && m->key == 1)
 			continue;
-		if (m->jname == NULL && (m->jname = mx_jesc_in(x, m->name)) == NULL)
+		if (wb_metric_line(x, fp, m, n++ == 0) < 0)
 			return -1;
-		wb_puts(fp, n++ > 0 ? ",\n        " : "\n        ");
-		wb_puts(fp, m->jname);
-		wb_puts(fp, ": ");
 		if (units) {
-			if (wb_jstr(fp, mx_metric_unit(x, k, id)) < 0)
+			if (wb_metric_unit(x, fp, k, id) < 0)
 				return -1;
 		} else
 			put_num(fp, x->med[id]);
@@ -780,13 +832,10 @@ write_map(struct ex *x, struct wb *fp, const struct kernel *k, int units, const 
 
 		if (id >= k->span || !x->hasmed[id])
 			continue;
-		wb_puts(fp, n++ > 0 ? ",\n        " : "\n        ");
-		if (m->jname == NULL && (m->jname = mx_jesc_in(x, m->name)) == NULL)
+		if (wb_metric_line(x, fp, m, n++ == 0) < 0)
 			return kp_errf(err, KP_EXIT_DATA, "%s: a metric name jansson refuses", path);
-		wb_puts(fp, m->jname);
-		wb_puts(fp, ": ");
 		if (units) {
-			if (wb_jstr(fp, mx_metric_unit(x, k, id)) < 0)
+			if (wb_metric_unit(x, fp, k, id) < 0)
 				return kp_errf(err, KP_EXIT_DATA, "%s: a unit jansson refuses", path);
 		} else {
 			put_num(fp, x->med[id]);
