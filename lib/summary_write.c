@@ -482,9 +482,9 @@ wb_jstr(struct wb *w, const char *s)
 }
 
 /*
- * Metric m's entry up to its value, ",\n        \"name\": " (from the comma
- * where it is not the map's first), and its unit as a JSON string: made
- * once for every kernel's maps.  -1 when jansson refuses the name or unit.
+ * Metric m's map entry up to its value, ",\n        \"name\": " (from the
+ * newline for a map's first), made once for every kernel's maps.  -1 when
+ * jansson refuses the name.
  */
 static int
 wb_metric_line(struct ex *x, struct wb *w, struct metric *m, int first)
@@ -507,6 +507,10 @@ wb_metric_line(struct ex *x, struct wb *w, struct metric *m, int first)
 	return 0;
 }
 
+/*
+ * Metric id's unit in kernel k as a JSON string: the metric's, escaped once,
+ * or the kernel's own.  -1 when jansson refuses it.
+ */
 static int
 wb_metric_unit(struct ex *x, struct wb *w, const struct kernel *k, uint32_t id)
 {
