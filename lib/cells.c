@@ -296,11 +296,11 @@ mx_text_room(const struct ex *x, const struct kernel *k, size_t ntext)
 	size_t need = x->nkeys * sizeof(double) + ntext + 1;
 	const struct block *b;
 
-	if (k->nsamp < x->keep)
-		return x->text_used + sizeof(*b) + need + need / 8 <= MX_TEXT;
-	if (x->l.slot < k->nsamp && (b = k->samp[x->l.slot]) != NULL && b->cap >= need)
+	if (k->nsamp >= x->keep && x->l.slot < k->nsamp &&
+	    (b = k->samp[x->l.slot]) != NULL && b->cap >= need)
 		return 1;
-	return x->text_used + sizeof(*b) + need + need / 8 <= mx_text_cap(x);
+	return x->text_used + sizeof(*b) + need + need / 8 <=
+	    (k->nsamp < x->keep ? MX_TEXT : mx_text_cap(x));
 }
 
 /*

@@ -99,7 +99,7 @@ block_start(const char *b, size_t n)
 /* What the cut search reads with: a window and the look at a candidate. */
 struct scan {
 	int fd;
-	char w[64 << 10], look[8 << 10], cmp[64 << 10];
+	char w[64 << 10], look[8 << 10];
 	size_t nlook;		/* block_start() of look */
 };
 

@@ -293,20 +293,12 @@ fn_addr(struct kp_evidence *e, struct fnseen *f, const struct kp_src_row *r)
 	return count(&e->t, &e->c, r);
 }
 
-int
-kp_evidence_add(struct kp_evidence *e, const struct kp_src_row *r)
+/* "function@address" in e->key, grown to fit: 0, or -1 out of memory. */
+static int
+whole_key(struct kp_evidence *e, const char *function, const char *address)
 {
-	size_t lf, la, dummy = 0;
-	int rc;
+	size_t lf = strlen(function), la = strlen(address);
 
-	if (r->ev != KP_SRC_INSN || r->address[0] == '\0')
-		return 0;
-	if (fn_seen(e, r) < 0)
-		return -1;
-	if (!e->last_at && strchr(r->address, '@') == NULL)
-		return fn_addr(e, &e->fns[e->last], r);
-	lf = strlen(r->function);
-	la = strlen(r->address);
 	if (lf + la + 2 > e->ckey) {
 		size_t cap = e->ckey ? e->ckey : 256;
 		char *k;
@@ -318,10 +310,34 @@ kp_evidence_add(struct kp_evidence *e, const struct kp_src_row *r)
 		e->key = k;
 		e->ckey = cap;
 	}
-	memcpy(e->key, r->function, lf);
+	memcpy(e->key, function, lf);
 	e->key[lf] = '@';
-	memcpy(e->key + lf + 1, r->address, la + 1);
-	if ((rc = kp_strmap_get_put(&e->seen, e->key, &dummy)) < 0)
+	memcpy(e->key + lf + 1, address, la + 1);
+	return 0;
+}
+
+/* Whether function (at says its name holds a '@') and address split into
+ * the function's address map rather than the whole-key map. */
+static int
+split_key(int at, const char *address)
+{
+	return !at && strchr(address, '@') == NULL;
+}
+
+int
+kp_evidence_add(struct kp_evidence *e, const struct kp_src_row *r)
+{
+	size_t dummy = 0;
+	int rc;
+
+	if (r->ev != KP_SRC_INSN || r->address[0] == '\0')
+		return 0;
+	if (fn_seen(e, r) < 0)
+		return -1;
+	if (split_key(e->last_at, r->address))
+		return fn_addr(e, &e->fns[e->last], r);
+	if (whole_key(e, r->function, r->address) < 0 ||
+	    (rc = kp_strmap_get_put(&e->seen, e->key, &dummy)) < 0)
 		return -1;
 	if (rc == 1)
 		return 0;
@@ -329,28 +345,17 @@ kp_evidence_add(struct kp_evidence *e, const struct kp_src_row *r)
 }
 
 int
-kp_evidence_has(const struct kp_evidence *e, const char *function, const char *address)
+kp_evidence_has(struct kp_evidence *e, const char *function, const char *address)
 {
-	const struct fnseen *f;
-	size_t v, lf, la;
-	char *k;
-	int r;
+	size_t v;
 
 	if (kp_strmap_get(&e->fnmap, function, &v) != 1)
 		return 0;
-	f = &e->fns[v];
-	if (strchr(f->name, '@') == NULL && strchr(address, '@') == NULL)
-		return kp_strmap_get(&f->addrs, address, &v);
-	lf = strlen(function);
-	la = strlen(address);
-	if ((k = malloc(lf + la + 2)) == NULL)
+	if (split_key(strchr(function, '@') != NULL, address))
+		return kp_strmap_get(&e->fns[v].addrs, address, &v);
+	if (whole_key(e, function, address) < 0)
 		return -1;
-	memcpy(k, function, lf);
-	k[lf] = '@';
-	memcpy(k + lf + 1, address, la + 1);
-	r = kp_strmap_get(&e->seen, k, &v);
-	free(k);
-	return r;
+	return kp_strmap_get(&e->seen, e->key, &v);
 }
 
 json_t *

@@ -32,7 +32,7 @@ struct kp_evidence *kp_evidence_new(struct kp_src *s);
 int kp_evidence_add(struct kp_evidence *e, const struct kp_src_row *r);
 /* Whether a row of function at address was counted: 1 yes, 0 no, -1 out of
  * memory. */
-int kp_evidence_has(const struct kp_evidence *e, const char *function, const char *address);
+int kp_evidence_has(struct kp_evidence *e, const char *function, const char *address);
 json_t *kp_evidence_result(const struct kp_evidence *e, const struct kp_src *s);
 void kp_evidence_free(struct kp_evidence *e);
 

@@ -49,6 +49,17 @@ map_grow(struct kp_strmap *m)
 	return 0;
 }
 
+/* Where key k is in m (room there), or the empty slot it would take. */
+static size_t
+map_slot(const struct kp_strmap *m, const char *k)
+{
+	size_t j = kp_fnv1a(k, strlen(k), KP_FNV1A_INIT) & (m->cap - 1);
+
+	while (m->key[j] && strcmp(m->key[j], k) != 0)
+		j = (j + 1) & (m->cap - 1);
+	return j;
+}
+
 /* 1 found (*v set), 0 inserted with v, -1 out of memory. */
 int
 kp_strmap_get_put(struct kp_strmap *m, const char *k, size_t *v)
@@ -57,13 +68,9 @@ kp_strmap_get_put(struct kp_strmap *m, const char *k, size_t *v)
 
 	if ((m->n + 1) * 2 > m->cap && map_grow(m) < 0)
 		return -1;
-	j = kp_fnv1a(k, strlen(k), KP_FNV1A_INIT) & (m->cap - 1);
-	while (m->key[j]) {
-		if (strcmp(m->key[j], k) == 0) {
-			*v = m->val[j];
-			return 1;
-		}
-		j = (j + 1) & (m->cap - 1);
+	if (m->key[j = map_slot(m, k)] != NULL) {
+		*v = m->val[j];
+		return 1;
 	}
 	if ((m->key[j] = strdup(k)) == NULL)
 		return -1;
@@ -77,15 +84,10 @@ kp_strmap_get(const struct kp_strmap *m, const char *k, size_t *v)
 {
 	size_t j;
 
-	if (m->cap == 0)
+	if (m->cap == 0 || m->key[j = map_slot(m, k)] == NULL)
 		return 0;
-	j = kp_fnv1a(k, strlen(k), KP_FNV1A_INIT) & (m->cap - 1);
-	for (; m->key[j]; j = (j + 1) & (m->cap - 1))
-		if (strcmp(m->key[j], k) == 0) {
-			*v = m->val[j];
-			return 1;
-		}
-	return 0;
+	*v = m->val[j];
+	return 1;
 }
 
 void
