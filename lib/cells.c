@@ -221,7 +221,7 @@ mx_launch_keep(struct ex *x, struct kernel *k)
 	if (l->text == NULL && (np = pack(x, l)) < 0)
 		return -1;
 	need = (l->nover + nkv) * sizeof(double) +
-	    (l->text != NULL ? l->ntext + 1 : (size_t)np);
+	    (l->text != NULL ? l->ntext : (size_t)np);
 	if (need > UINT32_MAX / 2)
 		return -1;
 	if (k->nsamp < x->keep)
@@ -250,15 +250,7 @@ mx_launch_keep(struct ex *x, struct kernel *k)
 	for (i = 0; i < nkv; i++)
 		kv[i] = l->rank[i] < 0 ? NAN : l->val[i];
 	if (l->text != NULL) {
-		char *t = (char *)(kv + nkv);
-
-		char *p, *e = t + l->ntext;
-
-		/* its NULs were closing quotes (rawpage.c's defer()) */
-		memcpy(t, l->text, l->ntext);
-		*e = '\0';
-		for (p = t; p < e && (p = memchr(p, '\0', (size_t)(e - p))) != NULL; p++)
-			*p = '"';
+		memcpy(kv + nkv, l->text, l->ntext);
 		b->ntext = (uint32_t)l->ntext;
 	} else
 		memcpy(kv + nkv, x->pack, (size_t)np);
@@ -293,14 +285,15 @@ mx_text_cap(const struct ex *x)
 int
 mx_text_room(const struct ex *x, const struct kernel *k, size_t ntext)
 {
-	size_t need = x->nkeys * sizeof(double) + ntext + 1;
+	size_t need = x->nkeys * sizeof(double) + ntext;
 	const struct block *b;
 
 	if (k->nsamp >= x->keep && x->l.slot < k->nsamp &&
 	    (b = k->samp[x->l.slot]) != NULL && b->cap >= need)
 		return 1;
-	return x->text_used + sizeof(*b) + need + need / 8 <=
-	    (k->nsamp < x->keep ? MX_TEXT : mx_text_cap(x));
+	if (!mx_text_wanted(x, k))
+		return 0;
+	return x->text_used + sizeof(*b) + need + need / 8 <= mx_text_cap(x);
 }
 
 /*

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <jansson.h>
 
@@ -165,6 +166,7 @@ int
 mx_read_file(struct ex *x, const char *path, struct kp_err *err)
 {
 	struct kp_csv *c;
+	struct stat st;
 	const char *page;
 	int r;
 
@@ -176,6 +178,9 @@ mx_read_file(struct ex *x, const char *path, struct kp_err *err)
 		return strcmp(path, "-") == 0 ? mx_nomem(err) : -1;
 	x->path = kp_csv_name(c);
 	x->file_launches = 0;
+	/* only how the sample is kept depends on it (mx_text_room), never the output */
+	x->big_file = strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_size >= MX_BIG_FILE;
 	mx_launch_reset(x);
 	if ((r = kp_csv_next(c, err)) <= 0) {
 		if (r == 0)

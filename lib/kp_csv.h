@@ -58,6 +58,15 @@ size_t kp_csv_want_hits(const struct kp_csv *c);	/* picks that took them, for te
  * until the next kp_csv_next().
  */
 const char *kp_csv_raw(const struct kp_csv *c, size_t *len);
+/*
+ * A pending record's fields from the first-th on, copied into dst one after
+ * another, each followed by a '"' (the form has none inside a field): the
+ * bytes kp_csv_fill() would give them, without a CR of the line ending.
+ * dst has room for kp_csv_raw()'s length and 16 bytes more.  The bytes
+ * written, or SIZE_MAX when the record is not pending.
+ */
+size_t kp_csv_fields_copy(const struct kp_csv *c, size_t first, char *dst);
+size_t kp_csv_fields_len(const struct kp_csv *c, size_t first);	/* what it would write */
 
 /*
  * The instructions of the record scan: "avx512", "avx2" or "sse2", the widest

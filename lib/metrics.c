@@ -70,6 +70,7 @@ ex_free(struct ex *x)
 	free(x->l.cells);
 	free(x->ref);
 	free(x->pack);
+	free(x->dtext);
 	free(x->l.over);
 	json_decref(x->l.all);
 	json_decref(x->inputs);

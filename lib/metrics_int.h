@@ -43,6 +43,11 @@ struct kp_csv;
  * be most of the memory.
  */
 #define MX_TEXT ((size_t)256 << 10)
+/*
+ * A file of this many bytes or more has most often more launches of a
+ * kernel than its sample keeps: those that fill a sample wait as text too.
+ */
+#define MX_BIG_FILE ((long long)8 << 20)
 /* The summary lists at most this many launch IDs per kernel. */
 #define KP_IDS_LISTED 1024
 #define CLI_SECTION "Command line profiler metrics"
@@ -213,6 +218,8 @@ struct ex {
 	size_t text_used;	/* bytes of blocks made for text, about mx_text_cap() at most */
 	uint32_t *ref;		/* the first packed launch's cells (cells.c) */
 	size_t nref;
+	char *dtext;		/* a launch's fields as text (rawpage.c's defer()), before its block */
+	size_t dtextcap;
 	unsigned char *pack;	/* a launch's cells packed (cells.c), before its block */
 	size_t packcap;
 	size_t bytes;		/* a block of every kernel: sum of kernel.budgeted */
@@ -248,6 +255,7 @@ struct ex {
 	struct tref tref;
 	struct launch l;
 	size_t file_launches;
+	int big_file;		/* MX_BIG_FILE bytes or more: fill launches may wait as text */
 	/* metrics_extracted.jsonl written here without jansson (jsonl_launch) */
 	FILE *jfp;
 	const char *jfpath;
@@ -307,6 +315,17 @@ int mx_cell_slow(struct launch *l, const char *s, size_t len, double scale, int 
 int mx_cell_double(struct launch *l, double v, uint32_t *cell);
 int mx_launch_keep(struct ex *x, struct kernel *k);
 size_t mx_text_cap(const struct ex *x);
+/*
+ * Whether kernel k's launch now starting, which enters its sample, may wait
+ * as text: one that replaces another, or one that fills the sample of a big
+ * file (in a small one it is most often kept to the end, and its text would
+ * only add a copy).
+ */
+static inline int
+mx_text_wanted(const struct ex *x, const struct kernel *k)
+{
+	return k->nsamp >= x->keep || x->big_file;
+}
 int mx_text_room(const struct ex *x, const struct kernel *k, size_t ntext);
 int mx_block_settle(struct ex *x, struct kernel *k, size_t slot, const struct launch *l);
 static inline const unsigned char *

@@ -229,32 +229,35 @@ raw_kernel_cols(struct kernel *k, struct ex *x, size_t first, struct kp_err *err
 }
 
 /*
- * Keep the launch's record as text (l.text) when it is pending in the form
- * ncu prints (which has no NUL of its own) and the text blocks have room
- * (mx_text_room); 0 to parse it now.  A field that
- * kp_csv_pick() sets gets a NUL for its closing quote (the launch columns
- * now, the keys' next), so every NUL of the text is a quote, put back when
- * mx_launch_keep() copies it.
+ * Keep the launch's metric fields as text (l.text: each field's bytes and a
+ * '"', x->dtext) when its record is pending in the form ncu prints and the
+ * text blocks have room (mx_text_room); 0 to parse it now.
  */
 static int
-defer(struct ex *x, struct kp_csv *c)
+defer(struct ex *x, struct kp_csv *c, size_t first)
 {
-	size_t len;
-	const char *t = kp_csv_raw(c, &len);
+	size_t len, n;
 
-	/* a CR inside the last quotes: picking that field would NUL it too */
-	if (t == NULL || len > UINT32_MAX / 4 || (len >= 2 && t[len - 1] == '"' &&
-	    t[len - 2] == '\r') || !mx_text_room(x, x->l.k, len))
+	if (kp_csv_raw(c, &len) == NULL || len > UINT32_MAX / 4 ||
+	    (n = kp_csv_fields_len(c, first)) == SIZE_MAX || n == 0 ||
+	    !mx_text_room(x, x->l.k, n))
 		return 0;
-	x->l.text = t;
-	x->l.ntext = len;
+	if (len + 16 > x->dtextcap) {
+		char *nt = realloc(x->dtext, len + 16);
+
+		if (nt == NULL)
+			return 0;	/* parse it now */
+		x->dtext = nt;
+		x->dtextcap = len + 16;
+	}
+	x->l.text = x->dtext;
+	x->l.ntext = kp_csv_fields_copy(c, first, x->dtext);
 	return 1;
 }
 
 /*
  * The cells of the sample's launches kept as text, as raw_row() would have
- * parsed them: fields split at their quotes as kp_csv_fill() does (the form
- * kp_csv_raw() promises; defer() takes none with a CR inside the last quotes).
+ * parsed them: the fields from first on, each ended by a '"' (defer()).
  */
 static int
 settle(struct ex *x, size_t first, struct kp_err *err)
@@ -284,7 +287,7 @@ settle(struct ex *x, size_t first, struct kp_err *err)
 			if ((take = x->tref.n == 0 && n <= UINT32_MAX) &&
 			    tref_begin(&x->tref, x->ncols, n) < 0)
 				return mx_nomem(err);
-			for (i = 0, start = 1; i < x->ncols; i++, start = end + 3) {
+			for (i = first, start = 0; i < x->ncols; i++, start = end + 1) {
 				const struct col *cl = &x->cols[i];
 				size_t flen;
 				uint32_t cell = 0;
@@ -298,8 +301,6 @@ settle(struct ex *x, size_t first, struct kp_err *err)
 					    "form (internal error)", x->path);
 				t[end] = '\0';
 				flen = end - start;
-				if (i < first)
-					continue;
 				r = tr != NULL ? tref_get(tr, &x->l, i, t + start, flen, &cell) : 0;
 				if (r == 0) {
 					r = mx_cell_parse(&x->l, t + start, flen, cl->scale, &cell,
@@ -358,7 +359,7 @@ raw_row(struct ex *x, struct kp_csv *c, const struct fixed *fx, char **hdr, size
 	 * kernels' samples as text would be 4 MB); past it, its cells are
 	 * parsed and packed now.
 	 */
-	if (x->l.keep && x->l.all == NULL && defer(x, c))
+	if (x->l.keep && x->l.all == NULL && defer(x, c, first))
 		x->l.keep = 0;	/* for the keys' cells: no doubles of its own yet */
 	if (!x->l.keep && x->l.all == NULL) {
 		/* not in the sample (or kept as text): only the summary keys are needed */

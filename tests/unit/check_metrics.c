@@ -964,7 +964,10 @@ START_TEST(test_metrics_text_room)
 	k->nsamp = 10;		/* filling its sample: within MX_TEXT only */
 	ck_assert_int_eq(mx_text_room(x, k, ntext), 0);
 	x->text_used = 0;
+	ck_assert_int_eq(mx_text_room(x, k, ntext), 0);	/* a small file: parse it now */
+	x->big_file = 1;
 	ck_assert_int_eq(mx_text_room(x, k, ntext), 1);
+	x->big_file = 0;
 	x->text_used = MX_TEXT;
 	k->nsamp = MX_KEEP;	/* a replacement: within the cap (no block to reuse) */
 	ck_assert_ptr_nonnull(k->samp = calloc(MX_KEEP, sizeof(*k->samp)));
