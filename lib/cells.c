@@ -276,11 +276,9 @@ mx_text_cap(const struct ex *x)
 }
 
 /*
- * Whether kernel k's launch now starting may keep ntext bytes of its record
- * as text: in its slot's block, or in a new one while the text blocks take
- * less than MX_TEXT, or mx_text_cap() for a launch that replaces one of a
- * full sample (those that fill it are kept to the end where the kernel has
- * few launches: parsing their text at the end would only add a copy).
+ * Whether kernel k's launch now starting may keep ntext bytes of its metric
+ * fields as text: in its slot's block, or, where mx_text_wanted(), in a new
+ * one while the text blocks stay within mx_text_cap().
  */
 int
 mx_text_room(const struct ex *x, const struct kernel *k, size_t ntext)

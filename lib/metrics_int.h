@@ -132,7 +132,7 @@ struct block {			/* one kept launch */
 	uint32_t cap;		/* bytes after the header */
 	uint32_t ncells, nover;
 	uint32_t nkv;		/* summary key values (NAN: absent) */
-	uint32_t ntext;		/* > 0: the launch's record text instead of its cells
+	uint32_t ntext;		/* > 0: the launch's metric fields as text instead of its cells
 				 * (rawpage.c parses it at the end of the file) */
 	uint32_t heap;		/* from malloc, else a piece of x->arena */
 	double over[];		/* nover doubles, nkv key values, then the text or
