@@ -258,21 +258,17 @@ mx_launch_keep(struct ex *x, struct kernel *k)
 }
 
 /*
- * The bytes the text blocks may take: MX_TEXT, or while every kernel keeps
- * MX_KEEP launches, what the samples at their largest leave of MX_BUDGET (a
- * few kernels: most of their kept launches are then parsed only if they are
- * still kept at the end).  With many kernels the budget binds (x->keep <
- * MX_KEEP) and the text stays within MX_TEXT, so memory at a thousand
- * kernels is what it was.
+ * The bytes the text blocks may take: MX_BUDGET while every kernel keeps
+ * MX_KEEP launches (a few kernels: most of their kept launches are then
+ * parsed only if they are still kept at the end; the samples themselves fit
+ * in MX_BUDGET, else x->keep would be lower), else MX_TEXT.  With many
+ * kernels the budget binds (x->keep < MX_KEEP) and the text stays within
+ * MX_TEXT, so memory at a thousand kernels is what it was.
  */
 size_t
 mx_text_cap(const struct ex *x)
 {
-	size_t planned = x->bytes * x->keep;
-
-	if (x->keep == MX_KEEP && planned < MX_BUDGET - MX_TEXT)
-		return MX_BUDGET - planned;
-	return MX_TEXT;
+	return x->keep == MX_KEEP ? MX_BUDGET : MX_TEXT;
 }
 
 /*

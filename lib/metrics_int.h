@@ -36,8 +36,8 @@ struct kp_csv;
 #define MX_ARENA (MX_BUDGET + MX_BUDGET / 2)
 /*
  * The blocks that hold a record's text (rawpage.c defers the parse of a kept
- * launch) take at most this many bytes in all, or what the samples leave of
- * MX_BUDGET while it does not bind (mx_text_cap); past it a kept launch is
+ * launch) take at most this many bytes in all, or MX_BUDGET while it does
+ * not bind the samples (mx_text_cap); past it a kept launch is
  * parsed at once.  A record's text is four times its packed cells, and with
  * many kernels each keeps one launch to the end: text for all of them would
  * be most of the memory.

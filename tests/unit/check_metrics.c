@@ -936,9 +936,9 @@ START_TEST(test_metrics_sample_is_whole_launches)
 END_TEST
 
 /*
- * The text blocks' room (cells.c): the part of MX_BUDGET the samples leave
- * while every kernel keeps MX_KEEP launches, else MX_TEXT; and only a launch
- * that replaces one of a full sample may take more than MX_TEXT.
+ * The text blocks' room (cells.c): MX_BUDGET while every kernel keeps
+ * MX_KEEP launches, else MX_TEXT; in a small file only a launch that
+ * replaces one of a full sample may wait as text.
  */
 START_TEST(test_metrics_text_room)
 {
@@ -950,11 +950,11 @@ START_TEST(test_metrics_text_room)
 	ck_assert_ptr_nonnull(k);
 	x->keep = MX_KEEP;
 	x->bytes = 30000;	/* 15 kernels of 2,000 bytes */
-	ck_assert_uint_eq(mx_text_cap(x), MX_BUDGET - 30000 * MX_KEEP);
-	x->bytes = (MX_BUDGET - MX_TEXT) / MX_KEEP;	/* the samples leave less than MX_TEXT */
-	ck_assert_uint_eq(mx_text_cap(x), MX_TEXT);
+	ck_assert_uint_eq(mx_text_cap(x), MX_BUDGET);
 	x->bytes = 3000000;	/* a thousand kernels: the budget binds */
 	x->keep = 1;
+	ck_assert_uint_eq(mx_text_cap(x), MX_TEXT);
+	x->keep = MX_KEEP - 1;
 	ck_assert_uint_eq(mx_text_cap(x), MX_TEXT);
 
 	x->keep = MX_KEEP;
