@@ -28,6 +28,7 @@
 #include "kp_arena.h"
 #include "kp_atomic.h"
 #include "kp_csv.h"
+#include "csv_squeeze.h"
 #include "kp_readahead.h"
 #include "kp_diag.h"
 
@@ -80,6 +81,7 @@ struct kp_csv {
 	uint32_t *picked;	/* pending: field i is set when picked[i] == gen */
 	uint32_t gen;
 	int crlast;		/* the last field ends in a CR of the line ending */
+	int squeeze;		/* kp_csv_fields_copy() by kp_csv_squeeze() */
 	struct ends q;		/* the pending record's, from a prescan (q.nfe 0: none) */
 	int haveq;
 	uint32_t *wpos;		/* kp_csv_want(): field i's place in the list, or NOWANT */
@@ -814,6 +816,8 @@ isa_set(struct kp_csv *c)
 
 	c->scan = isa->scan;
 	c->select = isa->select;
+	/* the wide scans' CPUs have SSSE3; KP_CSV_ISA=sse2 keeps the field loop */
+	c->squeeze = isa->scan != scan_sse2 && kp_csv_squeeze_usable();
 }
 
 /* Room for the masks and counts of a record of up to n bytes. */
@@ -1481,7 +1485,7 @@ kp_csv_fields_len(const struct kp_csv *c, size_t first)
 	start = first == 0 ? 1 : walk_to(c, &w, first - 1) + 3;
 	last_two(c->masks, c->nblk, &le, &lp);
 	n = le + 1 - start - 2 * (c->nf - first - 1);
-	if (c->crlast && le > start && c->rec[le - 1] == '\r' &&
+	if (c->crlast && le > start && (c->rec[le - 1] == '\r' || c->rec[le - 1] == '\0') &&
 	    (first + 1 == c->nf || le > lp + 3))
 		n--;
 	return n;
@@ -1503,6 +1507,24 @@ kp_csv_fields_copy(const struct kp_csv *c, size_t first, char *dst)
 
 	if (!c->pending)
 		return SIZE_MAX;
+	if (c->squeeze) {
+		struct walk w;
+		size_t le, lp;
+
+		if (first >= c->nf)
+			return 0;
+		walk_start(c, &w);
+		start = first == 0 ? 1 : walk_to(c, &w, first - 1) + 3;
+		last_two(c->masks, c->nblk, &le, &lp);
+		d += kp_csv_squeeze(rec, c->masks, start, le + 1, dst);
+		/* the last field's CR of the line ending (set_field drops it, a NUL once picked) */
+		if (c->crlast && le > (first + 1 == c->nf ? start : lp + 3) &&
+		    (rec[le - 1] == '\r' || rec[le - 1] == '\0')) {
+			d[-2] = '"';
+			d--;
+		}
+		return (size_t)(d - dst);
+	}
 	for (k = 0; k < c->nblk; k++)
 		for (m = c->masks[k]; m != 0; m &= m - 1, start = pos + 3) {
 			pos = k * 64 + (size_t)__builtin_ctzll(m);
@@ -1517,8 +1539,8 @@ kp_csv_fields_copy(const struct kp_csv *c, size_t first, char *dst)
 			d += n;
 			*d++ = '"';
 		}
-	/* the last field's CR of the line ending (set_field drops it too) */
-	if (c->crlast && n > 0 && d[-2] == '\r') {
+	/* the last field's CR of the line ending (set_field drops it too, a NUL once picked) */
+	if (c->crlast && n > 0 && (d[-2] == '\r' || d[-2] == '\0')) {
 		d[-2] = '"';
 		d--;
 	}

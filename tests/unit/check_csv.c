@@ -1021,6 +1021,125 @@ START_TEST(test_csv_want_picks_as_split)
 }
 END_TEST
 
+#ifdef __SSE2__
+/*
+ * kp_csv_fields_copy() of every pending record of a set, from several
+ * fields on, before and after picks (they end fields with NULs): each
+ * field's bytes and a '"', as a whole read splits them, and the length
+ * kp_csv_fields_len() gave.  Run once a scan: the wide ones copy by
+ * kp_csv_squeeze(), sse2 field by field.
+ */
+static size_t
+copies_as_split(const char *s, size_t n)
+{
+	struct kp_err err;
+	FILE *fa = fmemopen((void *)s, n, "r"), *fb = fmemopen((void *)s, n, "r");
+	struct kp_csv *a, *b;
+	char *got = NULL, *want = NULL;
+	size_t cap = 0, nrec = 0, len, nf, t, i, f, w, firsts[6];
+
+	ck_assert_ptr_nonnull(fa);
+	ck_assert_ptr_nonnull(fb);
+	ck_assert_ptr_nonnull(a = kp_csv_open(fa, "a.csv"));
+	ck_assert_ptr_nonnull(b = kp_csv_open(fb, "b.csv"));
+	ck_assert_int_eq(kp_csv_lazy(b, 1), 0);
+	while (kp_csv_next(a, &err) == 1) {
+		ck_assert_int_eq(kp_csv_next(b, &err), 1);
+		if (kp_csv_raw(b, &len) == NULL)
+			continue;
+		if (len + 16 > cap) {
+			cap = 2 * len + 16;
+			ck_assert_ptr_nonnull(got = realloc(got, cap));
+			ck_assert_ptr_nonnull(want = realloc(want, cap));
+		}
+		nf = kp_csv_nfields(a);
+		firsts[0] = 0, firsts[1] = 1, firsts[2] = 11, firsts[3] = nf / 2;
+		firsts[4] = nf - 1, firsts[5] = nf;
+		for (t = 0; t < 2; t++) {
+			if (t == 1) {	/* the first, a middle and the last field picked */
+				size_t idx[3] = { 0, nf / 2, nf - 1 };
+
+				kp_csv_pick(b, idx, nf >= 3 ? 3 : 1);
+			}
+			for (f = 0; f < 6; f++) {
+				if (firsts[f] > nf)
+					continue;
+				for (w = 0, i = firsts[f]; i < nf; i++) {
+					const struct kp_field *fl = kp_csv_field(a, i);
+
+					memcpy(want + w, fl->s, fl->len);
+					w += fl->len;
+					want[w++] = '"';
+				}
+				ck_assert_uint_eq(kp_csv_fields_len(b, firsts[f]), w);
+				ck_assert_uint_eq(kp_csv_fields_copy(b, firsts[f], got), w);
+				ck_assert_mem_eq(got, want, w);
+			}
+		}
+		nrec++;
+	}
+	kp_csv_close(a);
+	kp_csv_close(b);
+	fclose(fa);
+	fclose(fb);
+	free(got);
+	free(want);
+	return nrec;
+}
+
+START_TEST(test_csv_fields_copy_as_split)
+{
+	static const char tricky[] =
+	    "\"a\"\n"				/* one field */
+	    "\"\"\n"				/* one empty field */
+	    "\"x\",\"\",\"\",\"y\"\n"		/* empty fields between */
+	    "\"p\",\"q\r\"\n"			/* the CR inside the last quotes */
+	    "\"\r\"\n"				/* a CR alone */
+	    "\"p\",\"q\"\r\n"			/* CRLF */
+	    "\"0123456789012345678901234567890123456789012345678901234567890\",\"7\",\"8\"\n"
+	    "\"012345678901234567890123456789012345678901234567890123456789\",\"7\",\"8\"\n"
+	    "\"01234567890123456789012345678901234567890123456789012345678\",\"7\",\"8\"\n";
+	size_t cap = 1 << 20, n = 0, k, nrec = 0;
+	char *s = malloc(cap);
+	uint64_t seed = 0x2545f4914f6cdd1dULL;
+	FILE *fp;
+
+	ck_assert_uint_eq(copies_as_split(tricky, sizeof(tricky) - 1), 9);
+	/* random records of 1-40 fields of 0-20 bytes: quotes at every bit of a block */
+	ck_assert_ptr_nonnull(s);
+	while (n < cap - 4096) {
+		size_t nf = 1 + rnd(&seed) % 40, i;
+
+		for (i = 0; i < nf; i++) {
+			size_t len = (size_t)(rnd(&seed) % 21);
+
+			if (i > 0)
+				s[n++] = ',';
+			s[n++] = '"';
+			for (k = 0; k < len; k++, n++)
+				s[n] = (char)(k % 7 == 3 ? ',' : '0' + (n + k) % 10);
+			if (i + 1 == nf && nrec % 13 == 5)
+				s[n++] = '\r';
+			s[n++] = '"';
+		}
+		if (nrec % 11 == 3)
+			s[n++] = '\r';
+		s[n++] = '\n';
+		nrec++;
+	}
+	ck_assert_uint_eq(copies_as_split(s, n), nrec);
+	ck_assert_ptr_nonnull(fp = fopen(KP_FIXTURES "/h200/torch_mix/basic_raw_200.csv", "rb"));
+	n = fread(s, 1, cap, fp);
+	fclose(fp);
+	ck_assert_uint_gt(n, 100000);
+	while (n > 0 && s[n - 1] != '\n')	/* whole records */
+		n--;
+	ck_assert_uint_gt(copies_as_split(s, n), 200);
+	free(s);
+}
+END_TEST
+#endif
+
 static Suite *
 csv_suite(const char *isa)
 {
@@ -1049,6 +1168,9 @@ csv_suite(const char *isa)
 #endif
 	tcase_add_test(tc, test_csv_lazy_real_raw_page);
 	tcase_add_test(tc, test_csv_lazy_picks_at_every_block_end);
+#ifdef __SSE2__
+	tcase_add_test(tc, test_csv_fields_copy_as_split);
+#endif
 	tcase_add_test(tc, test_csv_readahead_same_records);
 	tcase_add_test(tc, test_csv_nul_in_record_not_pending);
 	suite_add_tcase(s, tc);
