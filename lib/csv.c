@@ -863,6 +863,14 @@ fast_record(struct kp_csv *c)
 		if (c->ti < p->n && p->rec[c->ti].off == off) {
 			const struct prerec *e = &p->rec[c->ti++];
 
+			if (c->ti < p->n) {	/* the next record: the thread's core wrote it */
+				const char *nx = c->buf + c->room + p->rec[c->ti].off;
+				size_t o;
+
+				for (o = 0; o < p->rec[c->ti].len; o += 64)
+					__builtin_prefetch(nx + o);
+			}
+
 			c->masks = p->masks + e->mi;
 			c->bcnt = p->bcnt + e->mi;
 			len = e->len;
