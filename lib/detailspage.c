@@ -76,7 +76,7 @@ details_row(struct ex *x, struct kp_csv *c, struct details *d, struct kp_err *er
 	if (key == -1)
 		return mx_nomem(err);
 	if (key >= 0)
-		mx_launch_put(x, key, rank, sum, v);
+		mx_launch_put(x, key, rank, sum, v, CELL_ABSENT);
 	if (mx_launch_all_metric(x, d->key, v, mx_metric_unit(x, k, (uint32_t)m)) < 0)
 		return mx_nomem(err);
 	return 0;

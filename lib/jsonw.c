@@ -155,6 +155,32 @@ static const char dig2[201] =
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
 
+/* the digits of u < 2^32: counted by compares, then two at a time from the end */
+static inline char *
+put_u32(char *p, uint32_t u)
+{
+	size_t n = u < 10000 ? (u < 100 ? 1 + (u >= 10) : 3 + (u >= 1000)) :
+	    u < 100000000 ? (u < 1000000 ? 5 + (u >= 100000) : 7 + (u >= 10000000)) :
+	    9 + (u >= 1000000000);
+	char *e = p + n;
+
+	while (u >= 100) {
+		uint32_t r = u % 100;
+
+		u /= 100;
+		e -= 2;
+		e[0] = dig2[2 * r];
+		e[1] = dig2[2 * r + 1];
+	}
+	if (u >= 10) {
+		e[-2] = dig2[2 * u];
+		e[-1] = dig2[2 * u + 1];
+	} else {
+		e[-1] = (char)('0' + u);
+	}
+	return p + n;
+}
+
 /* u's decimal digits at p: counted, then two at a time from the end */
 static char *
 put_u64(char *p, unsigned long long u)
@@ -163,6 +189,8 @@ put_u64(char *p, unsigned long long u)
 	size_t n = 1;
 	char *e;
 
+	if (u <= UINT32_MAX)	/* most: 32-bit divisions, no counting loop */
+		return put_u32(p, (uint32_t)u);
 	while (t >= 100) {
 		t /= 100;
 		n += 2;
@@ -285,6 +313,56 @@ mx_put_num(char *p, double v)
 	if (!isfinite(v))
 		return mx_put_str(p, "null");
 	return put_real(p, v);
+}
+
+/*
+ * v as mx_put_num() writes it, where cell (a decimal cell: mantissa m, f
+ * digits after the point) may be v's: then v is the double nearest to
+ * m / 10^f, m < 2^26, and with m's trailing zeros dropped no shorter
+ * decimal of 15 digits or fewer has that double (they would not survive
+ * decimal -> double -> decimal), so put_real()'s search ends at that f:
+ * its digits are m's, written without the search's multiplications and
+ * divisions.  Any other cell, or one that is not v's, goes to mx_put_num().
+ */
+char *
+mx_put_dec(char *p, double v, uint32_t cell)
+{
+	unsigned long long m = cell & CELL_MANT;
+	unsigned f = (cell >> 26) & 15;
+	char d[16];
+	double a;
+	size_t nd, i;
+
+	if (cell & CELL_ESC)	/* CELL_ABSENT too */
+		return mx_put_num(p, v);
+	a = (double)m / mx_p10[f];
+	if ((cell & CELL_NEG ? -a : a) != v)
+		return mx_put_num(p, v);
+	while (f > 0 && m % 10 == 0) {
+		m /= 10;
+		f--;
+	}
+	if (f == 0)	/* an integer: -0 is "0", as (long long)-0.0 */
+		return m == 0 || !(cell & CELL_NEG) ? put_u64(p, m) :
+		    mx_put_ll(p, -(long long)m);
+	nd = (size_t)(put_u64(d, m) - d);
+	if ((long)nd - 1 - (long)f < -4)	/* %g's exponent form: printf's */
+		return mx_put_num(p, v);
+	if (cell & CELL_NEG)
+		*p++ = '-';
+	if (nd > f) {	/* digits, the point, f digits */
+		memcpy(p, d, nd - f);
+		p += nd - f;
+		*p++ = '.';
+		memcpy(p, d + nd - f, f);
+		return p + f;
+	}
+	*p++ = '0';	/* "0.", f - nd zeros, the digits */
+	*p++ = '.';
+	for (i = nd; i < f; i++)
+		*p++ = '0';
+	memcpy(p, d, nd);
+	return p + nd;
 }
 
 /* s as a JSON string: directly when it needs no escape, else by jansson. */

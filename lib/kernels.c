@@ -26,6 +26,7 @@ mx_key_id(struct ex *x, const char *name)
 		char **nk = realloc(x->keyname, cap * sizeof(*nk));
 		double *nv;
 		int *nr;
+		uint32_t *nd;
 
 		if (nk == NULL)
 			return -1;
@@ -37,6 +38,9 @@ mx_key_id(struct ex *x, const char *name)
 		if ((nr = realloc(x->l.rank, cap * sizeof(*nr))) == NULL)
 			return -1;
 		x->l.rank = nr;
+		if ((nd = realloc(x->l.dec, cap * sizeof(*nd))) == NULL)
+			return -1;
+		x->l.dec = nd;
 	}
 	if ((s = strdup(name)) == NULL)
 		return -1;

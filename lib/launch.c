@@ -31,16 +31,24 @@ mx_launch_reset(struct ex *x)
 	x->l.ntext = 0;
 }
 
+/*
+ * Key value v of the launch, from a field that gave cell (CELL_ABSENT where
+ * none is known): the JSONL record prints v from the cell's decimal when it
+ * is v's (put_key()).
+ */
 void
-mx_launch_put(struct ex *x, int key, int rank, int sum, double v)
+mx_launch_put(struct ex *x, int key, int rank, int sum, double v, uint32_t cell)
 {
 	if (x->l.rank[key] < 0) {
 		x->l.val[key] = v;
+		x->l.dec[key] = cell;
 		x->l.rank[key] = rank;
 	} else if (sum) {
 		x->l.val[key] += v;
+		x->l.dec[key] = CELL_ABSENT;
 	} else if (rank < x->l.rank[key]) {
 		x->l.val[key] = v;
+		x->l.dec[key] = cell;
 		x->l.rank[key] = rank;
 	}
 }
@@ -188,7 +196,7 @@ jsonl_launch(struct ex *x, struct kernel *k, struct kp_err *err)
 		memcpy(p, x->jkey[id], x->jkeylen[id]);
 		p += x->jkeylen[id];
 		*p++ = ':';
-		p = mx_put_num(p, x->l.val[id]);
+		p = mx_put_dec(p, x->l.val[id], x->l.dec[id]);
 	}
 	if (stalls)
 		*p++ = '}';

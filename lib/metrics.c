@@ -67,6 +67,7 @@ ex_free(struct ex *x)
 	kp_arena_free(&x->strs);	/* after the metrics and columns */
 	free(x->l.val);
 	free(x->l.rank);
+	free(x->l.dec);
 	free(x->l.cells);
 	free(x->ref);
 	free(x->pack);

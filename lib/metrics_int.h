@@ -204,6 +204,7 @@ struct launch {
 	double *over;
 	size_t nover, overcap;
 	double *val;
+	uint32_t *dec;		/* val's decimal cell where it was parsed so (else any) */
 	int *rank;		/* -1: not set */
 	json_t *all;
 	const char *text;	/* keep the record's text, not its cells (rawpage.c) */
@@ -304,6 +305,7 @@ int mx_jkeys_update(struct ex *x);
 char *mx_put_str(char *p, const char *s);
 char *mx_put_ll(char *p, long long v);
 char *mx_put_num(char *p, double v);
+char *mx_put_dec(char *p, double v, uint32_t cell);
 int mx_put_jstr(FILE *fp, const char *s);
 
 /* ---- cells.c ---- */
@@ -353,7 +355,7 @@ int mx_kernel_keys_fit(struct ex *x, struct kernel *k);
 
 /* ---- launch.c ---- */
 void mx_launch_reset(struct ex *x);
-void mx_launch_put(struct ex *x, int key, int rank, int sum, double v);
+void mx_launch_put(struct ex *x, int key, int rank, int sum, double v, uint32_t cell);
 int mx_launch_start(struct ex *x, struct kernel *k, long long id, struct kp_err *err);
 int mx_launch_end(struct ex *x, struct kp_err *err);
 int mx_launch_all_metric(struct ex *x, const char *name, double v, const char *unit);

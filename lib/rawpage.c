@@ -367,11 +367,11 @@ raw_row(struct ex *x, struct kp_csv *c, const struct fixed *fx, char **hdr, size
 		for (i = 0; i < x->nkeycols; i++) {
 			const struct kp_field *f = kp_csv_field(c, x->keycols[i]);
 			const struct col *cl = &x->cols[x->keycols[i]];
-			uint32_t cell;
+			uint32_t cell = CELL_ABSENT;
 			double v;
 
 			if (mx_cell_parse(&x->l, f->s, f->len, cl->scale, &cell, &v) > 0)
-				mx_launch_put(x, cl->key, cl->rank, cl->sum, v);
+				mx_launch_put(x, cl->key, cl->rank, cl->sum, v, cell);
 		}
 		if (x->l.text != NULL) {
 			x->l.keep = 1;
@@ -417,7 +417,7 @@ raw_row(struct ex *x, struct kp_csv *c, const struct fixed *fx, char **hdr, size
 		if (cells != NULL)
 			cells[cl->id] = cell;
 		if (cl->key >= 0)
-			mx_launch_put(x, cl->key, cl->rank, cl->sum, v);
+			mx_launch_put(x, cl->key, cl->rank, cl->sum, v, cell);
 		if (all && mx_launch_all_metric(x, hdr[i], v, cl->unit) < 0)
 			return mx_nomem(err);
 	}

@@ -1091,6 +1091,57 @@ START_TEST(test_metrics_jsonl_number_forms_as_jansson)
 END_TEST
 
 /*
+ * mx_put_dec writes what mx_put_num writes: for decimal cells (mantissas of
+ * every digit count up to CELL_MANT, 0-15 digits after the point, trailing
+ * zeros, both signs, values below 10^-4) with their own value, with a value
+ * that is not theirs (a sum), and for CELL_ABSENT and CELL_ESC cells.
+ */
+START_TEST(test_metrics_put_dec_as_put_num)
+{
+	uint64_t seed = 0x243f6a8885a308d3ULL;
+	char got[128], want[128], *e;
+	size_t i;
+
+	for (i = 0; i < 300000; i++) {
+		uint32_t m, f, neg, cell;
+		double v;
+
+		seed ^= seed << 13;
+		seed ^= seed >> 7;
+		seed ^= seed << 17;
+		m = (uint32_t)(seed % ((uint64_t)CELL_MANT + 1));
+		if ((seed >> 40) % 4 == 0)	/* few digits, trailing zeros */
+			m = (uint32_t)((seed >> 20) % 1000) * (uint32_t)pow(10, (double)((seed >> 50) % 5));
+		if (m > CELL_MANT)
+			m = CELL_MANT;
+		f = (uint32_t)((seed >> 32) % 16);
+		neg = (uint32_t)((seed >> 63) & 1);
+		cell = neg << 30 | f << 26 | m;
+		v = (double)m / pow(10, (double)f);
+		if (neg)
+			v = -v;
+		switch ((seed >> 36) % 8) {
+		case 0:	/* a sum: not the cell's value */
+			v += 0.25;
+			break;
+		case 1:
+			cell = CELL_ABSENT;
+			break;
+		case 2:
+			cell = CELL_ESC | 3;
+			break;
+		}
+		e = mx_put_dec(got, v, cell);
+		*e = '\0';
+		e = mx_put_num(want, v);
+		*e = '\0';
+		ck_assert_msg(strcmp(got, want) == 0, "cell %08x %.17g: %s, mx_put_num %s", cell, v,
+		    got, want);
+	}
+}
+END_TEST
+
+/*
  * mx_put_num and mx_put_ll write what jansson writes for mx_jnum(v) at
  * precision 15: every digit count of integers and of r / 10^k (the pairs
  * and the single leading digit, the point moved into the digits or after
@@ -1183,6 +1234,7 @@ metrics_suite(void)
 	tcase_add_test(tc, test_metrics_jsonl_as_jansson_writes_it);
 	tcase_add_test(tc, test_metrics_jsonl_number_forms_as_jansson);
 	tcase_add_test(tc, test_metrics_put_num_as_jansson);
+	tcase_add_test(tc, test_metrics_put_dec_as_put_num);
 	tcase_add_test(tc, test_metrics_text_room);
 	suite_add_tcase(s, tc);
 	return s;
