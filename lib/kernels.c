@@ -89,6 +89,8 @@ mx_kernel_free(struct kernel *k)
 		free(k->unknown[i]);
 	free(k->unknown);
 	free(k->keys);
+	free(k->pmed);
+	free(k->phas);
 	kp_idset_free(&k->ids);
 	free(k->device);
 	free(k->cc);

@@ -168,6 +168,10 @@ struct kernel {
 	size_t jnamelen;
 	int jstate;		/* 0 not yet, 1 jname set, -1 jansson refuses the name */
 	size_t nmed;		/* metrics with a median (kernel_medians) */
+	double *pmed;		/* its medians computed ahead (medians.c), or NULL */
+	unsigned char *phas;
+	size_t pnmed;
+	int pside;		/* the thread that computes them */
 };
 
 struct col {			/* a metric column of a raw page */
@@ -291,6 +295,10 @@ double mx_unit(uint64_t *rng);
 void mx_skip(uint64_t *rng, uint64_t *next, double w);
 void mx_acc_add(struct acc *a, double x);
 double mx_median(double *v, size_t n);
+int mx_medians_of(const struct ex *x, const struct kernel *k, double *med, unsigned char *has,
+    size_t *nmed);
+void mx_medians_ahead(struct ex *x);
+void mx_medians_drop(struct ex *x);
 
 /* ---- jsonw.c ---- */
 json_t *mx_jnum(double v);

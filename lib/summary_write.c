@@ -146,75 +146,29 @@ metric_order(struct ex *x)
 }
 
 /*
- * The medians of a kernel's metrics over its kept launches (x->med and
- * x->hasmed, by id, for one kernel at a time: x->medk), TILE metrics at a
- * time: each block gives TILE adjacent cells, gathered into one column of
- * values per metric.  -1 out of memory.
+ * The medians of kernel k's metrics over its kept launches into x->med and
+ * x->hasmed, by id, for one kernel at a time (x->medk): copied where
+ * mx_medians_ahead() has them, else computed now.  -1 out of memory.
  */
-#define TILE 64
 static int
 kernel_medians(struct ex *x, struct kernel *k)
 {
-	double *col;
-	size_t cnt[TILE], m0, j, s, colsize;
-	struct mx_cursor *cur;
-	int mapped;
-
 	if (metric_order(x) < 0)
 		return -1;
 	if (x->medk == k)
 		return 0;
 	memset(x->hasmed, 0, x->nm);
-	k->nmed = 0;
 	x->medk = k;
-	if (k->span == 0 || k->nsamp == 0)
+	if (k->pmed != NULL && k->phas != NULL) {
+		memcpy(x->med, k->pmed, k->span * sizeof(*x->med));
+		memcpy(x->hasmed, k->phas, k->span);
+		k->nmed = k->pnmed;
 		return 0;
-	/* each block's packed cells, read a tile at a time */
-	if ((cur = malloc(k->nsamp * sizeof(*cur))) == NULL) {
+	}
+	if (mx_medians_of(x, k, x->med, x->hasmed, &k->nmed) < 0) {
 		x->medk = NULL;
 		return -1;
 	}
-	/* up to 512 KB, written whole: faulted in at once when big */
-	colsize = (size_t)TILE * k->nsamp * sizeof(*col);
-	mapped = colsize >= ((size_t)128 << 10) && (col = kp_populated(colsize)) != NULL;
-	if (!mapped && (col = malloc(colsize)) == NULL) {
-		free(cur);
-		x->medk = NULL;
-		return -1;
-	}
-	for (s = 0; s < k->nsamp; s++) {
-		cur[s].p = mx_block_cells(k->samp[s]);
-		cur[s].same = 0;
-	}
-	for (m0 = 0; m0 < k->span; m0 += TILE) {
-		size_t nt = k->span - m0 < TILE ? k->span - m0 : TILE;
-
-		memset(cnt, 0, sizeof(cnt));
-		for (s = 0; s < k->nsamp; s++) {
-			const struct block *b = k->samp[s];
-			size_t end = b->ncells < m0 + nt ? b->ncells : m0 + nt;
-
-			for (j = m0; j < end; j++) {
-				uint32_t c = mx_cell_next(&cur[s], x->ref, j);
-
-				if (c != CELL_ABSENT)
-					col[(j - m0) * k->nsamp + cnt[j - m0]++] =
-					    mx_cell_value(b, c);
-			}
-		}
-		for (j = 0; j < nt; j++) {
-			if (cnt[j] == 0)
-				continue;
-			x->med[m0 + j] = mx_median(col + j * k->nsamp, cnt[j]);
-			x->hasmed[m0 + j] = 1;
-			k->nmed++;
-		}
-	}
-	free(cur);
-	if (mapped)
-		kp_populated_free(col, colsize);
-	else
-		free(col);
 	return 0;
 }
 
@@ -757,6 +711,9 @@ mx_write_files(struct ex *x, FILE *sfp, const char *spath, FILE *afp, const char
 	aw.n = 0;
 	sw.fp = sfp;
 	sw.n = 0;
+	if (metric_order(x) < 0)
+		return mx_nomem(err);
+	mx_medians_ahead(x);
 	for (i = 0; i < x->nk; i++) {
 		json_t *o;
 

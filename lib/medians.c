@@ -1,0 +1,169 @@
+/*
+ * medians.c: the medians of a kernel's metrics over its kept launches, and
+ * those of all kernels computed ahead on two threads where the kernels are
+ * few (the summary's writer then copies each kernel's; see
+ * summary_write.c's kernel_medians).  The same arithmetic either way, so
+ * the same bytes out.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kp_arena.h"
+#include "metrics_int.h"
+
+#define TILE 64
+
+/*
+ * Kernel k's medians into med and has (by id, its span of them), how many
+ * in *nmed: TILE metrics at a time, each block giving TILE adjacent cells,
+ * gathered into one column of values per metric.  Reads x and k only, so
+ * two threads may run it on two kernels.  -1 out of memory.
+ */
+int
+mx_medians_of(const struct ex *x, const struct kernel *k, double *med, unsigned char *has,
+    size_t *nmed)
+{
+	double *col;
+	size_t cnt[TILE], m0, j, s, colsize;
+	struct mx_cursor *cur;
+	int mapped;
+
+	*nmed = 0;
+	memset(has, 0, k->span);
+	if (k->span == 0 || k->nsamp == 0)
+		return 0;
+	/* each block's packed cells, read a tile at a time */
+	if ((cur = malloc(k->nsamp * sizeof(*cur))) == NULL)
+		return -1;
+	/* up to 512 KB, written whole: faulted in at once when big */
+	colsize = (size_t)TILE * k->nsamp * sizeof(*col);
+	mapped = colsize >= ((size_t)128 << 10) && (col = kp_populated(colsize)) != NULL;
+	if (!mapped && (col = malloc(colsize)) == NULL) {
+		free(cur);
+		return -1;
+	}
+	for (s = 0; s < k->nsamp; s++) {
+		cur[s].p = mx_block_cells(k->samp[s]);
+		cur[s].same = 0;
+	}
+	for (m0 = 0; m0 < k->span; m0 += TILE) {
+		size_t nt = k->span - m0 < TILE ? k->span - m0 : TILE;
+
+		memset(cnt, 0, sizeof(cnt));
+		for (s = 0; s < k->nsamp; s++) {
+			const struct block *b = k->samp[s];
+			size_t end = b->ncells < m0 + nt ? b->ncells : m0 + nt;
+
+			for (j = m0; j < end; j++) {
+				uint32_t c = mx_cell_next(&cur[s], x->ref, j);
+
+				if (c != CELL_ABSENT)
+					col[(j - m0) * k->nsamp + cnt[j - m0]++] =
+					    mx_cell_value(b, c);
+			}
+		}
+		for (j = 0; j < nt; j++) {
+			if (cnt[j] == 0)
+				continue;
+			med[m0 + j] = mx_median(col + j * k->nsamp, cnt[j]);
+			has[m0 + j] = 1;
+			(*nmed)++;
+		}
+	}
+	free(cur);
+	if (mapped)
+		kp_populated_free(col, colsize);
+	else
+		free(col);
+	return 0;
+}
+
+/*
+ * Ahead: kernels of at most AHEAD_KERNELS, cells (kept launches times
+ * metrics) of at least AHEAD_CELLS in all, where a thread's start (tens of
+ * microseconds) is worth it: the 200-launch torch_mix page has 110 k.
+ */
+#define AHEAD_KERNELS 64
+#define AHEAD_CELLS 20000
+
+struct half {
+	struct ex *x;
+	int side;	/* the kernels of this side (struct kernel.pside) */
+	int err;
+};
+
+static int
+compute(struct ex *x, int side)
+{
+	size_t i;
+
+	for (i = 0; i < x->nk; i++) {
+		struct kernel *k = x->k[i];
+
+		if (k->pside != side)
+			continue;
+		if ((k->pmed = malloc((k->span ? k->span : 1) * sizeof(*k->pmed))) == NULL ||
+		    (k->phas = malloc(k->span ? k->span : 1)) == NULL ||
+		    mx_medians_of(x, k, k->pmed, k->phas, &k->pnmed) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void *
+second(void *arg)
+{
+	struct half *h = arg;
+
+	h->err = compute(h->x, h->side);
+	return NULL;
+}
+
+void
+mx_medians_drop(struct ex *x)
+{
+	size_t i;
+
+	for (i = 0; i < x->nk; i++) {
+		free(x->k[i]->pmed);
+		free(x->k[i]->phas);
+		x->k[i]->pmed = NULL;
+		x->k[i]->phas = NULL;
+	}
+}
+
+void
+mx_medians_ahead(struct ex *x)
+{
+	size_t i, cells = 0, load[2] = { 0, 0 };
+	struct half h;
+	pthread_t th;
+	int e;
+
+	if (x->nk < 2 || x->nk > AHEAD_KERNELS || sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		return;
+	for (i = 0; i < x->nk; i++)
+		cells += (size_t)x->k[i]->nsamp * x->k[i]->span;
+	if (cells < AHEAD_CELLS)
+		return;
+	/* each kernel to the side with fewer cells so far */
+	for (i = 0; i < x->nk; i++) {
+		struct kernel *k = x->k[i];
+		int side = load[1] < load[0];
+
+		k->pside = side;
+		load[side] += (size_t)k->nsamp * k->span;
+	}
+	h.x = x;
+	h.side = 1;
+	h.err = 0;
+	if ((e = pthread_create(&th, NULL, second, &h)) != 0)
+		return;		/* none ahead: computed one by one as before */
+	e = compute(x, 0);
+	pthread_join(th, NULL);
+	if (e < 0 || h.err < 0)
+		mx_medians_drop(x);	/* out of memory: the same, one by one */
+}
