@@ -161,12 +161,13 @@ ref_set(struct ex *x, const struct launch *l)
 }
 
 /*
- * l's cells packed into x->pack (room for the widest codes: a varint of 34
- * bits is 5 bytes, a run's two codes stand for two cells or more); their
- * bytes, -1 out of memory.
+ * l's cells packed into *buf, of *cap bytes, grown as needed (room for the
+ * widest codes: a varint of 34 bits is 5 bytes, a run's two codes stand for
+ * two cells or more); their bytes, -1 out of memory.  x->ref is set by the
+ * first launch packed, and only read after that.
  */
 static long
-pack(struct ex *x, const struct launch *l)
+pack(struct ex *x, const struct launch *l, unsigned char **buf, size_t *cap)
 {
 	const uint32_t *c = l->cells, *r;
 	size_t j, start, n = l->ncells, same;
@@ -176,17 +177,17 @@ pack(struct ex *x, const struct launch *l)
 		return -1;
 	if (n > UINT32_MAX / 8)
 		return -1;
-	if (5 * n > x->packcap) {
-		unsigned char *np = realloc(x->pack, 5 * n);
+	if (5 * n > *cap) {
+		unsigned char *np = realloc(*buf, 5 * n);
 
 		if (np == NULL)
 			return -1;
-		x->pack = np;
-		x->packcap = 5 * n;
+		*buf = np;
+		*cap = 5 * n;
 	}
 	r = x->ref;
 	same = n < x->nref ? n : x->nref;
-	p = x->pack;
+	p = *buf;
 	for (j = 0; j < n; j++) {
 		/* the run of the reference's cells, as 0 and its length less one */
 		for (start = j; j < same && c[j] == r[j]; j++)
@@ -199,7 +200,7 @@ pack(struct ex *x, const struct launch *l)
 		}
 		p += kp_varint_put(p, cell_code(c[j]));
 	}
-	return (long)(p - x->pack);
+	return (long)(p - *buf);
 }
 
 /*
@@ -218,7 +219,7 @@ mx_launch_keep(struct ex *x, struct kernel *k)
 
 	if (k->samp == NULL && (k->samp = calloc(x->keep, sizeof(*k->samp))) == NULL)
 		return -1;
-	if (l->text == NULL && (np = pack(x, l)) < 0)
+	if (l->text == NULL && (np = pack(x, l, &x->pack, &x->packcap)) < 0)
 		return -1;
 	need = (l->nover + nkv) * sizeof(double) +
 	    (l->text != NULL ? l->ntext : (size_t)np);
@@ -294,17 +295,20 @@ mx_text_room(const struct ex *x, const struct kernel *k, size_t ntext)
  * Block slot of kernel k, which holds a record's text, rebuilt with the cells
  * now in l (l->over, l->ncells) packed and its own key values: in place when
  * they fit (the text is parsed already; packed cells are a third of it),
- * else in a new block; -1 out of memory.
+ * else in a new block (malloc'd); -1 out of memory.  pk and pkcap: the
+ * caller's packing buffer (x->pack and x->packcap, or a thread's own), so
+ * two threads may settle two slots once x->ref is set.
  */
 int
-mx_block_settle(struct ex *x, struct kernel *k, size_t slot, const struct launch *l)
+mx_block_settle(struct ex *x, struct kernel *k, size_t slot, const struct launch *l,
+    unsigned char **pk, size_t *pkcap)
 {
 	struct block *b = k->samp[slot], *nb = b;
 	long np;
 	size_t need;
 	double *kv;
 
-	if ((np = pack(x, l)) < 0)
+	if ((np = pack(x, l, pk, pkcap)) < 0)
 		return -1;
 	need = (l->nover + b->nkv) * sizeof(double) + (size_t)np;
 	if (need > UINT32_MAX / 2)
@@ -321,7 +325,7 @@ mx_block_settle(struct ex *x, struct kernel *k, size_t slot, const struct launch
 	memmove(kv, b->over + b->nover, b->nkv * sizeof(double));
 	if (l->nover > 0)
 		memcpy(nb->over, l->over, l->nover * sizeof(double));
-	memcpy(kv + nb->nkv, x->pack, (size_t)np);
+	memcpy(kv + nb->nkv, *pk, (size_t)np);
 	nb->ncells = (uint32_t)l->ncells;
 	nb->nover = (uint32_t)l->nover;
 	nb->ntext = 0;

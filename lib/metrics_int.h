@@ -337,7 +337,8 @@ mx_text_wanted(const struct ex *x, const struct kernel *k)
 	return k->nsamp >= x->keep || x->big_file;
 }
 int mx_text_room(const struct ex *x, const struct kernel *k, size_t ntext);
-int mx_block_settle(struct ex *x, struct kernel *k, size_t slot, const struct launch *l);
+int mx_block_settle(struct ex *x, struct kernel *k, size_t slot, const struct launch *l,
+    unsigned char **pk, size_t *pkcap);
 static inline const unsigned char *
 mx_block_cells(const struct block *b)
 {

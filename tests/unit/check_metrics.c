@@ -936,6 +936,80 @@ START_TEST(test_metrics_sample_is_whole_launches)
 END_TEST
 
 /*
+ * Launches kept as text are parsed at the end (settle), on two threads when
+ * they are many: 4 kernels of 1,000 launches (about 240 left as text) give
+ * the medians that parsing every launch at once gives (--all-metrics keeps
+ * none as text), numbers with doubles of their own and scaled units too.
+ */
+START_TEST(test_metrics_settled_as_parsed)
+{
+	enum { NK = 4, NL = 1000, NM = 40 };
+	struct kp_err err;
+	char path[] = "/tmp/check_metrics.XXXXXX";
+	int fd = mkstemp(path), i, c;
+	FILE *fp = fdopen(fd, "w");
+	const char *paths[1] = { path };
+	json_t *a, *b;
+	size_t k;
+
+	ck_assert_ptr_nonnull(fp);
+	fputs("\"ID\",\"Process ID\",\"Kernel Name\",\"CC\",\"gpu__time_duration.sum\"", fp);
+	for (c = 0; c < NM; c++)
+		fprintf(fp, ",\"m%02d\"", c);
+	fputs("\n\"\",\"\",\"\",\"\",\"usecond\"", fp);
+	for (c = 0; c < NM; c++)
+		fputs(c % 5 == 1 ? ",\"Kbyte\"" : ",\"\"", fp);
+	fputs("\n", fp);
+	for (i = 0; i < NK * NL; i++) {
+		unsigned h = (unsigned)i * 2654435761u;
+
+		fprintf(fp, "\"%d\",\"1\",\"kernel_%d\",\"9.0\",\"%u.%03u\"", i, i % NK, h % 97,
+		    h % 1000);
+		for (c = 0; c < NM; c++) {
+			unsigned v = (h >> (c % 16)) ^ (unsigned)c * 40503u;
+
+			if (c % 7 == 0)	/* the same in every launch of a kernel */
+				fprintf(fp, ",\"%d\"", i % NK + c);
+			else if (c % 7 == 3)	/* past a cell's mantissa: a double */
+				fprintf(fp, ",\"%u%06u\"", v % 1000 + 1, v % 999983);
+			else if (c % 7 == 5)
+				fprintf(fp, ",\"-%u.%02u\"", v % 5000, v % 100);
+			else
+				fprintf(fp, ",\"%u\"", v % 100000);
+		}
+		fputs("\n", fp);
+	}
+	fclose(fp);
+	a = kp_extract_files(paths, 1, 0, NULL, &err);
+	ck_assert_msg(a != NULL, "%s", err.msg);
+	b = kp_extract_files(paths, 1, 1, NULL, &err);
+	unlink(path);
+	ck_assert_msg(b != NULL, "%s", err.msg);
+	ck_assert_uint_eq(json_array_size(json_object_get(a, "kernels")), NK);
+	for (k = 0; k < NK; k++) {
+		json_t *ka = json_array_get(json_object_get(a, "kernels"), k),
+		    *kb = json_array_get(json_object_get(b, "kernels"), k);
+		json_t *ma = json_object_get(ka, "metrics"), *mb = json_object_get(kb, "metrics");
+		const char *name;
+		json_t *v;
+
+		ck_assert_str_eq(json_string_value(json_object_get(ka, "median")), "sampled");
+		ck_assert_uint_ge(json_object_size(ma), NM);
+		json_object_foreach(ma, name, v) {
+			json_t *w = json_object_get(mb, name);
+
+			ck_assert_msg(w != NULL, "kernel %zu: %s only in one", k, name);
+			ck_assert_msg(json_number_value(v) == json_number_value(w),
+			    "kernel %zu %s: %.17g settled, %.17g parsed", k, name,
+			    json_number_value(v), json_number_value(w));
+		}
+	}
+	json_decref(a);
+	json_decref(b);
+}
+END_TEST
+
+/*
  * The text blocks' room (cells.c): MX_BUDGET while every kernel keeps
  * MX_KEEP launches, else MX_TEXT; in a small file only a launch that
  * replaces one of a full sample may wait as text.
@@ -1236,6 +1310,7 @@ metrics_suite(void)
 	tcase_add_test(tc, test_metrics_put_num_as_jansson);
 	tcase_add_test(tc, test_metrics_put_dec_as_put_num);
 	tcase_add_test(tc, test_metrics_text_room);
+	tcase_add_test(tc, test_metrics_settled_as_parsed);
 	suite_add_tcase(s, tc);
 	return s;
 }
