@@ -155,15 +155,10 @@ static const char dig2[201] =
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
 
-/* the digits of u < 2^32: counted by compares, then two at a time from the end */
-static inline char *
-put_u32(char *p, uint32_t u)
+/* u's digits in the bytes before e, two at a time from the end */
+static inline void
+digits_back(char *e, uint32_t u)
 {
-	size_t n = u < 10000 ? (u < 100 ? 1 + (u >= 10) : 3 + (u >= 1000)) :
-	    u < 100000000 ? (u < 1000000 ? 5 + (u >= 100000) : 7 + (u >= 10000000)) :
-	    9 + (u >= 1000000000);
-	char *e = p + n;
-
 	while (u >= 100) {
 		uint32_t r = u % 100;
 
@@ -178,40 +173,30 @@ put_u32(char *p, uint32_t u)
 	} else {
 		e[-1] = (char)('0' + u);
 	}
+}
+
+/* the digits of u < 2^32, counted by compares: 32-bit divisions, no loop to count */
+static inline char *
+put_u32(char *p, uint32_t u)
+{
+	size_t n = u < 10000 ? (u < 100 ? 1 + (u >= 10) : 3 + (u >= 1000)) :
+	    u < 100000000 ? (u < 1000000 ? 5 + (u >= 100000) : 7 + (u >= 10000000)) :
+	    9 + (u >= 1000000000);
+
+	digits_back(p + n, u);
 	return p + n;
 }
 
-/* u's decimal digits at p: counted, then two at a time from the end */
+/* u's decimal digits at p: those above the last eight first, then eight */
 static char *
 put_u64(char *p, unsigned long long u)
 {
-	unsigned long long t = u;
-	size_t n = 1;
-	char *e;
-
-	if (u <= UINT32_MAX)	/* most: 32-bit divisions, no counting loop */
+	if (u <= UINT32_MAX)
 		return put_u32(p, (uint32_t)u);
-	while (t >= 100) {
-		t /= 100;
-		n += 2;
-	}
-	n += t >= 10;
-	e = p + n;
-	while (u >= 100) {
-		unsigned r = (unsigned)(u % 100);
-
-		u /= 100;
-		e -= 2;
-		e[0] = dig2[2 * r];
-		e[1] = dig2[2 * r + 1];
-	}
-	if (u >= 10) {
-		e[-2] = dig2[2 * u];
-		e[-1] = dig2[2 * u + 1];
-	} else {
-		e[-1] = (char)('0' + u);
-	}
-	return p + n;
+	p = put_u64(p, u / 100000000);
+	memset(p, '0', 8);
+	digits_back(p + 8, (uint32_t)(u % 100000000));
+	return p + 8;
 }
 
 char *
