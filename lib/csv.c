@@ -1468,11 +1468,27 @@ kp_csv_fill(struct kp_csv *c)
 #endif
 }
 
+#ifdef __SSE2__
 /*
- * The fields' bytes as kp_csv_fill() would set them, one after another: the
- * closing quotes from the masks, 16 bytes copied at a time (the buffer has
- * PAD bytes past every record, dst 16 past the longest copy).
+ * Of the pending record, first < nf: where field first's bytes start
+ * (*start) and where the last field's closing quote is (*le); 1 when the
+ * last field is not empty and ends in the line ending's CR, which
+ * set_field() drops (a NUL once the field is picked), else 0.
  */
+static int
+fields_span(const struct kp_csv *c, size_t first, size_t *start, size_t *le)
+{
+	struct walk w;
+	size_t lp;
+
+	walk_start(c, &w);
+	*start = first == 0 ? 1 : walk_to(c, &w, first - 1) + 3;
+	last_two(c->masks, c->nblk, le, &lp);
+	return c->crlast && *le > (first + 1 == c->nf ? *start : lp + 3) &&
+	    (c->rec[*le - 1] == '\r' || c->rec[*le - 1] == '\0');
+}
+#endif
+
 /*
  * The bytes kp_csv_fields_copy() writes, from where field first starts and
  * where the last one closes: between them each field but the last has its
@@ -1482,21 +1498,15 @@ size_t
 kp_csv_fields_len(const struct kp_csv *c, size_t first)
 {
 #ifdef __SSE2__
-	size_t start, le, lp, n;
-	struct walk w;
+	size_t start, le;
+	int cr;
 
 	if (!c->pending)
 		return SIZE_MAX;
 	if (first >= c->nf)
 		return 0;
-	walk_start(c, &w);
-	start = first == 0 ? 1 : walk_to(c, &w, first - 1) + 3;
-	last_two(c->masks, c->nblk, &le, &lp);
-	n = le + 1 - start - 2 * (c->nf - first - 1);
-	if (c->crlast && le > start && (c->rec[le - 1] == '\r' || c->rec[le - 1] == '\0') &&
-	    (first + 1 == c->nf || le > lp + 3))
-		n--;
-	return n;
+	cr = fields_span(c, first, &start, &le);
+	return le + 1 - start - 2 * (c->nf - first - 1) - (size_t)cr;
 #else
 	(void)c;
 	(void)first;
@@ -1504,51 +1514,46 @@ kp_csv_fields_len(const struct kp_csv *c, size_t first)
 #endif
 }
 
+/*
+ * The fields' bytes as kp_csv_fill() would set them, one after another: by
+ * kp_csv_squeeze(), or field by field from the masks, 16 bytes copied at a
+ * time (the buffer has PAD bytes past every record, dst 16 past the longest
+ * copy).
+ */
 size_t
 kp_csv_fields_copy(const struct kp_csv *c, size_t first, char *dst)
 {
 #ifdef __SSE2__
-	size_t k, i = 0, start = 1, pos, n = 0, j;
+	size_t k, i = 0, start, from, le, pos, n, j;
 	const char *rec = c->rec;
 	char *d = dst;
 	uint64_t m;
+	int cr;
 
 	if (!c->pending)
 		return SIZE_MAX;
-	if (c->squeeze) {
-		struct walk w;
-		size_t le, lp;
-
-		if (first >= c->nf)
-			return 0;
-		walk_start(c, &w);
-		start = first == 0 ? 1 : walk_to(c, &w, first - 1) + 3;
-		last_two(c->masks, c->nblk, &le, &lp);
-		d += kp_csv_squeeze(rec, c->masks, start, le + 1, dst);
-		/* the last field's CR of the line ending (set_field drops it, a NUL once picked) */
-		if (c->crlast && le > (first + 1 == c->nf ? start : lp + 3) &&
-		    (rec[le - 1] == '\r' || rec[le - 1] == '\0')) {
-			d[-2] = '"';
-			d--;
-		}
-		return (size_t)(d - dst);
-	}
-	for (k = 0; k < c->nblk; k++)
-		for (m = c->masks[k]; m != 0; m &= m - 1, start = pos + 3) {
-			pos = k * 64 + (size_t)__builtin_ctzll(m);
-			if (i++ < first)
-				continue;
-			n = pos - start;
-			j = 0;
-			do
-				_mm_storeu_si128((__m128i *)(void *)(d + j),
-				    _mm_loadu_si128((const __m128i *)(const void *)(rec + start + j)));
-			while ((j += 16) < n);
-			d += n;
-			*d++ = '"';
-		}
-	/* the last field's CR of the line ending (set_field drops it too, a NUL once picked) */
-	if (c->crlast && n > 0 && (d[-2] == '\r' || d[-2] == '\0')) {
+	if (first >= c->nf)
+		return 0;
+	cr = fields_span(c, first, &from, &le);
+	if (c->squeeze)
+		d += kp_csv_squeeze(rec, c->masks, from, le + 1, dst);
+	else
+		for (k = 0, start = 1; k < c->nblk; k++)
+			for (m = c->masks[k]; m != 0; m &= m - 1, start = pos + 3) {
+				pos = k * 64 + (size_t)__builtin_ctzll(m);
+				if (i++ < first)
+					continue;
+				n = pos - start;
+				j = 0;
+				do
+					_mm_storeu_si128((__m128i *)(void *)(d + j),
+					    _mm_loadu_si128((const __m128i *)(const void *)(rec +
+					    start + j)));
+				while ((j += 16) < n);
+				d += n;
+				*d++ = '"';
+			}
+	if (cr) {	/* the last field's CR of the line ending: its '"' one byte back */
 		d[-2] = '"';
 		d--;
 	}

@@ -34,7 +34,7 @@ mx_launch_reset(struct ex *x)
 /*
  * Key value v of the launch, from a field that gave cell (CELL_ABSENT where
  * none is known): the JSONL record prints v from the cell's decimal when it
- * is v's (put_key()).
+ * is v's (mx_put_dec()).
  */
 void
 mx_launch_put(struct ex *x, int key, int rank, int sum, double v, uint32_t cell)

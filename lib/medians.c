@@ -5,7 +5,6 @@
  * summary_write.c's kernel_medians).  The same arithmetic either way, so
  * the same bytes out.
  */
-#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,17 +112,9 @@ compute(struct ex *x, int side)
 	return 0;
 }
 
-static void *
-second(void *arg)
-{
-	struct half *h = arg;
-
-	h->err = compute(h->x, h->side);
-	return NULL;
-}
-
-void
-mx_medians_drop(struct ex *x)
+/* The medians computed ahead freed: kernel_medians computes them one by one. */
+static void
+drop(struct ex *x)
 {
 	size_t i;
 
@@ -133,6 +124,15 @@ mx_medians_drop(struct ex *x)
 		x->k[i]->pmed = NULL;
 		x->k[i]->phas = NULL;
 	}
+}
+
+static void *
+second(void *arg)
+{
+	struct half *h = arg;
+
+	h->err = compute(h->x, h->side);
+	return NULL;
 }
 
 void
@@ -165,5 +165,5 @@ mx_medians_ahead(struct ex *x)
 	e = compute(x, 0);
 	pthread_join(th, NULL);
 	if (e < 0 || h.err < 0)
-		mx_medians_drop(x);	/* out of memory: the same, one by one */
+		drop(x);	/* out of memory: the same, one by one */
 }

@@ -208,7 +208,7 @@ struct launch {
 	double *over;
 	size_t nover, overcap;
 	double *val;
-	uint32_t *dec;		/* val's decimal cell where it was parsed so (else any) */
+	uint32_t *dec;		/* the cell val was parsed to, CELL_ABSENT: none (mx_put_dec) */
 	int *rank;		/* -1: not set */
 	json_t *all;
 	const char *text;	/* keep the record's text, not its cells (rawpage.c) */
@@ -298,7 +298,6 @@ double mx_median(double *v, size_t n);
 int mx_medians_of(const struct ex *x, const struct kernel *k, double *med, unsigned char *has,
     size_t *nmed);
 void mx_medians_ahead(struct ex *x);
-void mx_medians_drop(struct ex *x);
 
 /* ---- jsonw.c ---- */
 json_t *mx_jnum(double v);

@@ -258,10 +258,6 @@ defer(struct ex *x, struct kp_csv *c, size_t first)
 }
 
 /*
- * The cells of the sample's launches kept as text, as raw_row() would have
- * parsed them: the fields from first on, each ended by a '"' (defer()).
- */
-/*
  * Kernel k's slot s, a launch kept as text, parsed into l and rebuilt packed
  * (pk, pkcap: the packing buffer).  Builds x->tref from it while there is
  * none; with one, reads x, x->tref and x->ref only, so two threads may
@@ -344,6 +340,24 @@ struct settler {
 	int rc;
 };
 
+/* The slots that hold a launch as text, into list where it is not NULL; how many. */
+static size_t
+text_slots(const struct ex *x, struct textslot *list)
+{
+	size_t ki, s, n = 0;
+
+	for (ki = 0; ki < x->nk; ki++)
+		for (s = 0; s < x->k[ki]->nsamp; s++)
+			if (x->k[ki]->samp[s] != NULL && x->k[ki]->samp[s]->ntext > 0) {
+				if (list != NULL) {
+					list[n].k = x->k[ki];
+					list[n].s = s;
+				}
+				n++;
+			}
+	return n;
+}
+
 /* list[from], list[from + step], ... settled. */
 static int
 settle_list(struct ex *x, struct launch *l, unsigned char **pk, size_t *pkcap, size_t first,
@@ -378,24 +392,15 @@ settle(struct ex *x, size_t first, struct kp_err *err)
 {
 	struct textslot *list;
 	struct settler w;
-	size_t ki, s, n = 0;
+	size_t n = text_slots(x, NULL);
 	pthread_t th;
 	int r = 0;
 
-	for (ki = 0; ki < x->nk; ki++)
-		for (s = 0; s < x->k[ki]->nsamp; s++)
-			if (x->k[ki]->samp[s] != NULL && x->k[ki]->samp[s]->ntext > 0)
-				n++;
 	if (n == 0)
 		return 0;
 	if ((list = malloc(n * sizeof(*list))) == NULL)
 		return mx_nomem(err);
-	for (n = 0, ki = 0; ki < x->nk; ki++)
-		for (s = 0; s < x->k[ki]->nsamp; s++)
-			if (x->k[ki]->samp[s] != NULL && x->k[ki]->samp[s]->ntext > 0) {
-				list[n].k = x->k[ki];
-				list[n++].s = s;
-			}
+	text_slots(x, list);
 	mx_launch_reset(x);
 	if (settle_one(x, &x->l, &x->pack, &x->packcap, list[0].k, list[0].s, first, err) < 0)
 		r = -1;

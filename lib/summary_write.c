@@ -711,8 +711,6 @@ mx_write_files(struct ex *x, FILE *sfp, const char *spath, FILE *afp, const char
 	aw.n = 0;
 	sw.fp = sfp;
 	sw.n = 0;
-	if (metric_order(x) < 0)
-		return mx_nomem(err);
 	mx_medians_ahead(x);
 	for (i = 0; i < x->nk; i++) {
 		json_t *o;
