@@ -48,6 +48,8 @@ struct ends {			/* closing quotes, from the record's start */
 
 struct kp_csv {
 	FILE *fp;
+	kp_csv_read_fn *rd;	/* or what rd(rdarg) gives (kp_csv_open_read) */
+	void *rdarg;
 	int own;
 	char *name;
 	char *buf;		/* cap bytes, one for a sentinel quote, PAD */
@@ -204,8 +206,8 @@ ra_start(struct kp_csv *c, int fd, size_t chunk)
 	return 0;
 }
 
-struct kp_csv *
-kp_csv_open(FILE *fp, const char *name)
+static struct kp_csv *
+csv_new(FILE *fp, kp_csv_read_fn *rd, void *arg, const char *name)
 {
 	struct kp_csv *c;
 	size_t chunk;
@@ -213,10 +215,12 @@ kp_csv_open(FILE *fp, const char *name)
 	if ((c = calloc(1, sizeof(*c))) == NULL)
 		return NULL;
 	c->fp = fp;
+	c->rd = rd;
+	c->rdarg = arg;
 	c->name = strdup(name ? name : "<stdin>");
-	c->cap = first_cap(fp);
+	c->cap = fp != NULL ? first_cap(fp) : CHUNK;
 	isa_set(c);
-	if ((chunk = ra_wanted(fp)) > 0 && ra_start(c, fileno(fp), chunk) == 0) {
+	if (fp != NULL && (chunk = ra_wanted(fp)) > 0 && ra_start(c, fileno(fp), chunk) == 0) {
 		c->room = ROOM(chunk);
 		c->slot = -1;
 		c->buf = c->priv = calloc(1, 1 + PAD);	/* pcap 0: the empty start */
@@ -235,6 +239,18 @@ kp_csv_open(FILE *fp, const char *name)
 	}
 	c->buf[0] = '"';
 	return c;
+}
+
+struct kp_csv *
+kp_csv_open(FILE *fp, const char *name)
+{
+	return csv_new(fp, NULL, NULL, name);
+}
+
+struct kp_csv *
+kp_csv_open_read(kp_csv_read_fn *rd, void *arg, const char *name)
+{
+	return csv_new(NULL, rd, arg, name);
 }
 
 struct kp_csv *
@@ -384,12 +400,27 @@ more(struct kp_csv *c)
 		c->buf = nb;
 		c->cap *= 2;
 	}
-	n = fread(c->buf + c->end, 1, c->cap - c->end, c->fp);
+	if (c->rd != NULL) {
+		long r;
+
+		do
+			r = c->rd(c->rdarg, c->buf + c->end, c->cap - c->end);
+		while (r < 0 && errno == EINTR);
+		if (r < 0) {
+			c->eof = 1;
+			c->buf[c->end] = '"';
+			if (errno == 0)
+				errno = EIO;
+			return -1;
+		}
+		n = (size_t)r;
+	} else
+		n = fread(c->buf + c->end, 1, c->cap - c->end, c->fp);
 	c->end += n;
 	c->buf[c->end] = '"';	/* the sentinel that ends the quoted-field scan */
 	if (n == 0) {
 		c->eof = 1;
-		if (ferror(c->fp)) {
+		if (c->fp != NULL && ferror(c->fp)) {
 			if (errno == 0)
 				errno = EIO;
 			return -1;
@@ -1409,8 +1440,25 @@ kp_csv_pick(struct kp_csv *c, const size_t *idx, size_t n)
 
 	if (!c->pending)
 		return;
+	/*
+	 * Fields 0, 1, ... from the first, as most readers want them: each
+	 * from the first block's next closing quote, no walk.
+	 */
+	{
+		uint64_t m = c->masks[0];
+
+		for (j = 0, start = 1; j < n && idx[j] == j && m != 0 && j + 1 < c->nf; j++) {
+			end = (size_t)__builtin_ctzll(m);
+			if (c->picked[j] != c->gen) {
+				set_field(c, j, start, end);
+				c->picked[j] = c->gen;
+			}
+			start = end + 3;
+			m &= m - 1;
+		}
+	}
 	walk_start(c, &w);
-	for (j = 0; j < n; j++) {
+	for (; j < n; j++) {
 		if ((i = idx[j]) >= c->nf || c->picked[i] == c->gen)
 			continue;
 		if (c->wse != NULL && i < c->nwpos && c->wpos[i] != NOWANT) {	/* found there too */

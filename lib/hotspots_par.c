@@ -6,7 +6,7 @@
  * of the whole page gives (hs_parts_read says when); otherwise the caller
  * reads the page again in one part.
  */
-#define _GNU_SOURCE		/* fopencookie */
+#define _GNU_SOURCE		/* memmem */
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -28,13 +28,11 @@
 #define PARTS_FILE_MIN ((off_t)16 << 20)	/* by default, pages this large or more */
 #define PART_MIN ((off_t)4 << 20)		/* ... in parts of this much at least */
 #define SCAN_MAX ((off_t)64 << 20)		/* how far a cut is looked for */
-#define PART_BUF (256 << 10)			/* a part's stdio buffer */
 #define EXACT_MAX 9007199254740992.0		/* 2^53 */
 
 struct part {
 	struct hs_parts *P;
 	off_t off, end, pos;	/* its bytes [off, end); the next read at pos */
-	FILE *fp;
 	struct agg g;
 	pthread_t th;
 	int started, rc;	/* rc: 0 read */
@@ -48,10 +46,11 @@ struct hs_parts {
 	struct part part[PARTS_MAX];
 };
 
-static ssize_t
-part_read(void *cookie, char *buf, size_t size)
+/* A part's next bytes, straight into its reader's buffer (kp_csv_read_fn). */
+static long
+part_read(void *arg, char *buf, size_t size)
 {
-	struct part *p = cookie;
+	struct part *p = arg;
 	off_t left = p->end - p->pos;
 	ssize_t r;
 
@@ -64,7 +63,7 @@ part_read(void *cookie, char *buf, size_t size)
 	while (r < 0 && errno == EINTR);
 	if (r > 0)
 		p->pos += r;
-	return r;
+	return (long)r;
 }
 
 static int
@@ -252,15 +251,8 @@ hs_parts_plan(FILE *fp, const char *name)
 	if (P->n < 2)
 		goto fail;
 	for (j = 0; j < P->n; j++) {
-		cookie_io_functions_t io = { part_read, NULL, NULL, NULL };
-		struct part *p = &P->part[j];
-
-		p->P = P;
-		p->pos = p->off;
-		/* a cookie's stream reads through its buffer: a large one */
-		if ((p->fp = fopencookie(p, "r", io)) == NULL ||
-		    setvbuf(p->fp, NULL, _IOFBF, PART_BUF) != 0)
-			goto fail;
+		P->part[j].P = P;
+		P->part[j].pos = P->part[j].off;
 	}
 	return P;
 fail:
@@ -270,10 +262,10 @@ fail:
 	return NULL;
 }
 
-FILE *
-hs_parts_head(struct hs_parts *P)
+struct kp_src *
+hs_parts_open_head(struct hs_parts *P, struct kp_err *err)
 {
-	return P->part[0].fp;
+	return kp_src_open_read(part_read, &P->part[0], P->name, err);
 }
 
 size_t
@@ -288,7 +280,7 @@ part_main(void *arg)
 	struct part *p = arg;
 
 	p->rc = -1;
-	if ((p->g.src = kp_src_open(p->fp, p->P->name, &p->err)) == NULL)
+	if ((p->g.src = kp_src_open_read(part_read, p, p->P->name, &p->err)) == NULL)
 		return NULL;
 	p->g.nm = kp_src_nmetrics(p->g.src);
 	if (hs_agg_read(&p->g, &p->err) == 0)
@@ -467,8 +459,6 @@ hs_parts_free(struct hs_parts *P)
 			pthread_join(p->th, NULL);
 		if (j > 0)
 			hs_agg_free(&p->g);	/* part 0's agg is the caller's */
-		if (p->fp != NULL)
-			fclose(p->fp);
 	}
 	free(P);
 }

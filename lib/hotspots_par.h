@@ -17,11 +17,11 @@ struct hs_parts;
  * read in one part (fp is left as it was either way).
  */
 struct hs_parts *hs_parts_plan(FILE *fp, const char *name);
-/* What part 0 is read from: kp_src_open() it into g->src for hs_parts_read(). */
-FILE *hs_parts_head(struct hs_parts *P);
+/* A reader of part 0, for g->src of hs_parts_read(); NULL + err on failure. */
+struct kp_src *hs_parts_open_head(struct hs_parts *P, struct kp_err *err);
 size_t hs_parts_count(const struct hs_parts *P);
 /*
- * Reads part 0 into g (g->src open on hs_parts_head(), g->nm, g->ev set) and
+ * Reads part 0 into g (g->src from hs_parts_open_head(), g->nm, g->ev set) and
  * the others beside it, then adds theirs to g.  0: g holds what one reader of
  * the whole page would; 1: it does not (an error on the way, a value that is
  * no integer in [0, 2^53), a part that does not begin a launch copy, a block

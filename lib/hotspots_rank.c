@@ -848,7 +848,7 @@ read_ranked(FILE *fp, struct hs_parts *P, const char *name, const struct kp_hs_o
 		*evidence = NULL;
 	memset(&g, 0, sizeof(g));
 	*redo = 0;
-	if ((g.src = kp_src_open(P != NULL ? hs_parts_head(P) : fp, name, err)) == NULL) {
+	if ((g.src = P != NULL ? hs_parts_open_head(P, err) : kp_src_open(fp, name, err)) == NULL) {
 		*redo = P != NULL;
 		return NULL;
 	}

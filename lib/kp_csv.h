@@ -31,6 +31,14 @@ const char *kp_csv_name(const struct kp_csv *c);
 const char *kp_csv_last_error_line(const struct kp_csv *c);
 void kp_csv_close(struct kp_csv *c);
 /*
+ * A reader of what rd gives instead of a stream: rd(arg, buf, n) puts up to
+ * n bytes in buf and returns how many, 0 at the end, -1 and errno on an
+ * error; the bytes go straight into the reader's buffer (a stream's pass
+ * through its own).  NULL out of memory.
+ */
+typedef long kp_csv_read_fn(void *arg, char *buf, size_t n);
+struct kp_csv *kp_csv_open_read(kp_csv_read_fn *rd, void *arg, const char *name);
+/*
  * Lazy records, for a reader that needs a few fields of most rows: with
  * kp_csv_lazy(c, 1) (-1 out of memory), a record in the form ncu prints is
  * checked but not split; kp_csv_nfields() is its count, and kp_csv_field()

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "kp_csv.h"
 #include "kp_diag.h"
 
 /*
@@ -43,6 +44,9 @@ struct kp_src;
 /* Reads up to the first header; KP_EXIT_DATA when the input is not a source page,
  * KP_EXIT_NOSOURCE when it holds only ncu's "No lineinfo" warning (no table). */
 struct kp_src *kp_src_open(FILE *fp, const char *name, struct kp_err *err);
+/* The same from what rd(arg) gives (kp_csv_open_read). */
+struct kp_src *kp_src_open_read(kp_csv_read_fn *rd, void *arg, const char *name,
+    struct kp_err *err);
 enum kp_src_kind kp_src_kind(const struct kp_src *s);
 const char *kp_src_kind_name(enum kp_src_kind k);	/* "sass", "cuda,sass", "ptx" */
 const char *kp_src_name(const struct kp_src *s);

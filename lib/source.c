@@ -250,7 +250,7 @@ pipe_wanted(FILE *fp)
 {
 	const char *env = getenv("KP_SOURCE_THREAD");
 	struct stat st;
-	int fd = fileno(fp);
+	int fd = fp != NULL ? fileno(fp) : -1;
 
 	if (env != NULL && strcmp(env, "0") == 0)
 		return 0;
@@ -260,14 +260,15 @@ pipe_wanted(FILE *fp)
 	    st.st_size >= PIPE_MIN && sysconf(_SC_NPROCESSORS_ONLN) >= 3;
 }
 
-struct kp_src *
-kp_src_open(FILE *fp, const char *name, struct kp_err *err)
+static struct kp_src *
+src_open(FILE *fp, kp_csv_read_fn *rd, void *arg, const char *name, struct kp_err *err)
 {
 	struct kp_src *s;
 	int r;
 
 	if ((s = calloc(1, sizeof(*s))) == NULL ||
-	    (s->csv = kp_csv_open(fp, name)) == NULL || kp_csv_lazy(s->csv, 1) < 0 ||
+	    (s->csv = fp != NULL ? kp_csv_open(fp, name) : kp_csv_open_read(rd, arg, name)) == NULL ||
+	    kp_csv_lazy(s->csv, 1) < 0 ||
 	    setstr(&s->file, "") < 0 || setstr(&s->function, "") < 0) {
 		kp_errf(err, KP_EXIT_ENV, "%s: out of memory", name);
 		kp_src_close(s);
@@ -308,6 +309,18 @@ kp_src_open(FILE *fp, const char *name, struct kp_err *err)
 fail:
 	kp_src_close(s);
 	return NULL;
+}
+
+struct kp_src *
+kp_src_open(FILE *fp, const char *name, struct kp_err *err)
+{
+	return src_open(fp, NULL, NULL, name, err);
+}
+
+struct kp_src *
+kp_src_open_read(kp_csv_read_fn *rd, void *arg, const char *name, struct kp_err *err)
+{
+	return src_open(NULL, rd, arg, name, err);
 }
 
 void
