@@ -189,27 +189,40 @@ key_hash(uint64_t a, uint64_t b, const char *s)
 	return kp_hash64(s, strlen(s), h);
 }
 
+/* The next pending row's slot, its values' room there; NULL out of memory. */
+static struct prow *
+pending_slot(struct agg *g)
+{
+	struct prow *p;
+
+	if (hs_grow((void **)&g->rows, &g->crows, g->nrows, sizeof(*g->rows)) < 0)
+		return NULL;
+	if (g->nrows >= g->nrowroom) {	/* a slot never used: its room is empty */
+		memset(&g->rows[g->nrows], 0, sizeof(*g->rows));
+		g->nrowroom = g->nrows + 1;
+	}
+	p = &g->rows[g->nrows];
+	if (p->val == NULL && (p->val = malloc((g->nm + 1) * sizeof(*p->val))) == NULL)
+		return NULL;
+	return p;
+}
+
 static int
 pending_add(struct agg *g, const struct kp_src_row *r)
 {
 	struct prow *p;
 	size_t lt = strlen(r->text), la = strlen(r->address);
 
-	if (hs_grow((void **)&g->rows, &g->crows, g->nrows, sizeof(*g->rows)) < 0)
+	if ((p = pending_slot(g)) == NULL)
 		return -1;
-	if (g->nrows >= g->nrowroom) {	/* a slot never used: its room is empty */
-		memset(&g->rows[g->nrows], 0, sizeof(*g->rows));
-		g->nrowroom = g->nrows + 1;
-	}
-	p = &g->rows[g->nrows];
 	p->insn = r->ev == KP_SRC_INSN;
 	p->line = r->line;
 	p->alen = la;
 	if (setbuf_str(&p->text, &p->textcap, r->text, lt) < 0 ||
-	    setbuf_str(&p->addr, &p->addrcap, r->address, la) < 0 ||
-	    (p->val == NULL && (p->val = malloc((g->nm + 1) * sizeof(*p->val))) == NULL))
+	    setbuf_str(&p->addr, &p->addrcap, r->address, la) < 0)
 		return -1;
-	memcpy(p->val, r->val, g->nm * sizeof(*p->val));
+	if (p->val != r->val)	/* read there already (kp_src_val_into) */
+		memcpy(p->val, r->val, g->nm * sizeof(*p->val));
 	g->nrows++;
 	if (r->digest != 0) {	/* the record's bytes, hashed by the reader */
 		g->sum = (g->sum ^ r->digest) * 0x100000001b3ULL;
@@ -729,7 +742,15 @@ hs_agg_read(struct agg *g, struct kp_err *err)
 	int rc;
 
 	g->sum = KP_FNV1A_INIT;
-	while ((rc = kp_src_next(g->src, &r, err)) == 1) {
+	for (;;) {
+		struct prow *slot = pending_slot(g);
+
+		if (slot == NULL)
+			goto nomem;
+		/* a row's values straight into the slot it is kept in */
+		kp_src_val_into(g->src, slot->val);
+		if ((rc = kp_src_next(g->src, &r, err)) != 1)
+			break;
 		if (g->ev != NULL && kp_evidence_add(g->ev, &r) < 0)
 			goto nomem;
 		if (r.ev == KP_SRC_BLOCK) {
@@ -746,6 +767,7 @@ hs_agg_read(struct agg *g, struct kp_err *err)
 		if (pending_add(g, &r) < 0)
 			goto nomem;
 	}
+	kp_src_val_into(g->src, NULL);
 	if (rc < 0)
 		return -1;
 	if (pending_merge(g) < 0)

@@ -51,6 +51,13 @@ enum kp_src_kind kp_src_kind(const struct kp_src *s);
 const char *kp_src_kind_name(enum kp_src_kind k);	/* "sass", "cuda,sass", "ptx" */
 const char *kp_src_name(const struct kp_src *s);
 size_t kp_src_nmetrics(const struct kp_src *s);
+/*
+ * The values of the rows kp_src_next() gives from now on are read into val
+ * (kp_src_nmetrics() of them, the caller's till it says otherwise) instead
+ * of the reader's own buffer; NULL: the reader's own again.  Where the rows
+ * are parsed on a thread of their own, their values stay where it put them.
+ */
+void kp_src_val_into(struct kp_src *s, double *val);
 /* 1 while every value read was an integer in [0, 2^53) (or none): their sums
  * are the same in any order as long as they stay below 2^53. */
 int kp_src_exact(const struct kp_src *s);

@@ -45,6 +45,8 @@ struct kp_src {
 	struct kp_src_pipe *pipe;	/* the rows parsed on a thread, or NULL */
 	uint64_t digest;	/* the last record's (kp_src_row.digest), 0 none */
 	int inexact;		/* a value read that is no integer in [0, 2^53) */
+	char *hdraw;		/* the last header's bytes as read (kp_csv_raw), or NULL */
+	size_t hdrawlen;
 };
 
 static int value(const char *b, size_t len, double *d);
@@ -121,9 +123,22 @@ header_kind(struct kp_csv *c)
 static int
 take_header(struct kp_src *s, enum kp_src_kind k, struct kp_err *err)
 {
-	size_t n, i, j;
+	size_t n, i, j, rawlen;
 	size_t fixed = k == KP_SRC_CUDA_SASS ? 4 : 2;
+	const char *raw = kp_csv_raw(s->csv, &rawlen);
 
+	/* every block repeats the page's header: the same bytes, the same columns */
+	if (raw != NULL && s->kind == k && s->hdraw != NULL && rawlen == s->hdrawlen &&
+	    memcmp(raw, s->hdraw, rawlen) == 0) {
+		s->hdrline = kp_csv_line(s->csv);
+		return 0;
+	}
+	free(s->hdraw);
+	s->hdraw = NULL;
+	if (raw != NULL && (s->hdraw = malloc(rawlen + 1)) != NULL) {
+		memcpy(s->hdraw, raw, rawlen);
+		s->hdrawlen = rawlen;
+	}
 	kp_csv_fill(s->csv);
 	n = kp_csv_nfields(s->csv);
 	if (s->kind != 0 && k != s->kind)
@@ -336,6 +351,7 @@ kp_src_close(struct kp_src *s)
 		free(s->metric[i]);
 	free(s->metric);
 	free(s->colmap);
+	free(s->hdraw);
 	free(s->valown);
 	free(s->none);
 	free(s->file);
@@ -373,6 +389,13 @@ const char *
 kp_src_name(const struct kp_src *s)
 {
 	return kp_csv_name(s->csv);
+}
+
+void
+kp_src_val_into(struct kp_src *s, double *val)
+{
+	if (s->pipe == NULL && s->valown != NULL)
+		s->val = val != NULL ? val : s->valown;
 }
 
 size_t

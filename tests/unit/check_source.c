@@ -438,6 +438,100 @@ START_TEST(test_source_header_order_and_twice_named_columns)
 }
 END_TEST
 
+/*
+ * Headers again: the same bytes as the last one (taken as they were), and
+ * the first one's bytes back after another order (read again, not reused).
+ */
+START_TEST(test_source_repeated_headers)
+{
+	static const char page[] =
+	    "\"Kernel Name\",\"k\"\n\"Address\",\"Source\",\"a\",\"b\",\"c\"\n"
+	    "\"0x10\",\"X\",\"1\",\"2\",\"3\"\n"
+	    "\"Kernel Name\",\"k2\"\n\"Address\",\"Source\",\"c\",\"a\",\"b\"\n"
+	    "\"0x10\",\"X\",\"1\",\"2\",\"3\"\n"
+	    "\"Kernel Name\",\"k3\"\n\"Address\",\"Source\",\"a\",\"b\",\"c\"\n"
+	    "\"0x10\",\"X\",\"1\",\"2\",\"3\"\n"
+	    "\"Kernel Name\",\"k4\"\n\"Address\",\"Source\",\"a\",\"b\",\"c\"\n"
+	    "\"0x10\",\"X\",\"1\",\"2\",\"3\"\n"
+	    "\"Kernel Name\",\"k5\"\n\"Address\",\"Source\",\"c\",\"a\",\"b\"\n"
+	    "\"0x10\",\"X\",\"1\",\"2\",\"3\"\n";
+	static const double want[5][3] = {
+		{ 1, 2, 3 }, { 2, 3, 1 }, { 1, 2, 3 }, { 1, 2, 3 }, { 2, 3, 1 },
+	};
+	struct kp_err err;
+	struct kp_src_row r;
+	struct kp_src *s;
+	FILE *fp = fmemopen((void *)page, strlen(page), "r");
+	int row = 0, k;
+
+	ck_assert_ptr_nonnull(fp);
+	ck_assert_ptr_nonnull(s = kp_src_open(fp, "mem", &err));
+	while (kp_src_next(s, &r, &err) == 1) {
+		if (r.ev != KP_SRC_INSN)
+			continue;
+		ck_assert_int_lt(row, 5);
+		for (k = 0; k < 3; k++)
+			ck_assert_msg(r.val[k] == want[row][k], "row %d metric %d: %g", row, k,
+			    r.val[k]);
+		row++;
+	}
+	ck_assert_int_eq(row, 5);
+	kp_src_close(s);
+	fclose(fp);
+}
+END_TEST
+
+/*
+ * kp_src_val_into(): each row's values land in the caller's buffer, the same
+ * as the reader's own would hold; NULL gives the reader's own back.
+ */
+START_TEST(test_source_val_into)
+{
+	struct kp_err err;
+	struct kp_src_row ra, rb;
+	struct kp_src *a, *b;
+	FILE *fa = fopen(KP_FIXTURES "/h200/hgemm_v0/source_cuda_sass.csv", "r"),
+	    *fb = fopen(KP_FIXTURES "/h200/hgemm_v0/source_cuda_sass.csv", "r");
+	double *buf[2];
+	size_t nm, rows = 0, i;
+	int r;
+
+	ck_assert_ptr_nonnull(fa);
+	ck_assert_ptr_nonnull(fb);
+	ck_assert_ptr_nonnull(a = kp_src_open(fa, "a", &err));
+	ck_assert_ptr_nonnull(b = kp_src_open(fb, "b", &err));
+	nm = kp_src_nmetrics(a);
+	ck_assert_uint_gt(nm, 10);
+	ck_assert_ptr_nonnull(buf[0] = malloc(nm * sizeof(double)));
+	ck_assert_ptr_nonnull(buf[1] = malloc(nm * sizeof(double)));
+	for (;;) {
+		double *into = buf[rows % 2];
+
+		/* rows 0-99 into the buffers by turns, then the reader's own */
+		kp_src_val_into(b, rows < 100 ? into : NULL);
+		r = kp_src_next(a, &ra, &err);
+		ck_assert_int_eq(kp_src_next(b, &rb, &err), r);
+		if (r != 1)
+			break;
+		ck_assert_int_eq(ra.ev, rb.ev);
+		if (ra.ev != KP_SRC_LINE && ra.ev != KP_SRC_INSN)
+			continue;
+		ck_assert(rows < 100 ? rb.val == into : rb.val != buf[0] && rb.val != buf[1]);
+		for (i = 0; i < nm; i++)
+			ck_assert(isnan(ra.val[i]) ? isnan(rb.val[i]) : ra.val[i] == rb.val[i]);
+		rows++;
+	}
+	ck_assert_int_eq(r, 0);
+	ck_assert_uint_gt(rows, 150);
+	kp_src_close(a);
+	kp_src_close(b);
+	fclose(fa);
+	fclose(fb);
+	free(buf[0]);
+	free(buf[1]);
+}
+END_TEST
+
 START_TEST(test_sass_opcode_family_and_predicates)
 {
 	char b[24];
@@ -665,6 +759,8 @@ source_suite(void)
 	tcase_add_test(tc, test_source_values_as_split_one_byte_runs);
 	tcase_add_test(tc, test_source_values_none_over_numbers);
 	tcase_add_test(tc, test_source_header_order_and_twice_named_columns);
+	tcase_add_test(tc, test_source_repeated_headers);
+	tcase_add_test(tc, test_source_val_into);
 	tcase_add_test(tc, test_sass_opcode_family_and_predicates);
 	tcase_add_test(tc, test_ptx_opcode);
 	tcase_add_test(tc, test_stall_reason_names);
