@@ -72,17 +72,16 @@ vadd_avx512(double *dst, const double *v, size_t n)
 	vadd_plain(dst + i, v + i, n - i);
 }
 
-/* The widest of the sums this CPU has, asked once (the merge's thread only). */
+/*
+ * The widest of the sums this CPU has (asked each time: a load and a test,
+ * where a cached answer would be written by every part's thread).
+ */
 static void
 vadd(double *dst, const double *v, size_t n)
 {
-	static int isa = -1;
-
-	if (isa < 0)
-		isa = __builtin_cpu_supports("avx512f") ? 2 : __builtin_cpu_supports("avx2") ? 1 : 0;
-	if (isa == 2)
+	if (__builtin_cpu_supports("avx512f"))
 		vadd_avx512(dst, v, n);
-	else if (isa == 1)
+	else if (__builtin_cpu_supports("avx2"))
 		vadd_avx2(dst, v, n);
 	else
 		vadd_plain(dst, v, n);
