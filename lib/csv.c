@@ -1447,7 +1447,7 @@ kp_csv_pick(struct kp_csv *c, const size_t *idx, size_t n)
 	{
 		uint64_t m = c->masks[0];
 
-		for (j = 0, start = 1; j < n && idx[j] == j && m != 0 && j + 1 < c->nf; j++) {
+		for (j = 0, start = 1; j < n && idx[j] == j && m != 0; j++) {
 			end = (size_t)__builtin_ctzll(m);
 			if (c->picked[j] != c->gen) {
 				set_field(c, j, start, end);

@@ -50,14 +50,14 @@ hash_words(const void *p, size_t n, uint64_t h)
 }
 
 /*
- * Where the CPU has AVX2 (and n >= 64: kp_hash64), 32 bytes a step in four 64-bit
- * lanes, each lane adding the product of the two halves of (data ^ a key
- * that moves every step) and its neighbour's raw data (so that a zero
- * product loses nothing), as XXH3's accumulator does.  A last part of less
- * than 32 bytes is taken as the last 32 bytes, overlapping the step before,
- * under a key no step has; the lanes are then folded and mixed by two
- * multiplies (MurmurHash3's finaliser), not a chain of them, since the
- * source reader hashes every record (a 340-byte one in ~200 instructions).
+ * Where the CPU has AVX2 (and n >= 64, kp_hash64 sees to it), 32 bytes a
+ * step in four 64-bit lanes, each lane adding the product of the two halves
+ * of (data ^ a key that moves every step) and its neighbour's raw data (so
+ * that a zero product loses nothing), as XXH3's accumulator does.  A last
+ * part of less than 32 bytes is taken as the last 32 bytes, overlapping the
+ * step before, under a key no step has; the lanes are then folded and mixed
+ * by two multiplies (MurmurHash3's finaliser), not a chain of them: the
+ * source reader hashes every record (a 340-byte one in ~190 instructions).
  * Another function of the same bytes: a hash is only compared with those
  * the same process made.
  */
