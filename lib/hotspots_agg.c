@@ -206,14 +206,12 @@ pending_slot(struct agg *g)
 	return p;
 }
 
+/* Row r into p, the next pending slot (pending_slot()). */
 static int
-pending_add(struct agg *g, const struct kp_src_row *r)
+pending_add(struct agg *g, struct prow *p, const struct kp_src_row *r)
 {
-	struct prow *p;
 	size_t lt = strlen(r->text), la = strlen(r->address);
 
-	if ((p = pending_slot(g)) == NULL)
-		return -1;
 	p->insn = r->ev == KP_SRC_INSN;
 	p->line = r->line;
 	p->alen = la;
@@ -763,7 +761,7 @@ hs_agg_read(struct agg *g, struct kp_err *err)
 			g->open = 1;
 			continue;
 		}
-		if (pending_add(g, &r) < 0)
+		if (pending_add(g, slot, &r) < 0)
 			goto nomem;
 	}
 	kp_src_val_into(g->src, NULL);
