@@ -73,10 +73,29 @@ first(struct ctx *c, const char *const *m, size_t n, double *out)
 	return -1;
 }
 
+/*
+ * On sm_90 the compiler may issue half of a kernel's fp16x2 multiply-adds as
+ * HFMA2.MMA, which runs on the MMA datapath: the tensor pipe's cycles then
+ * count scalar fp16 work that is no matrix product.  Basic's matrix-only
+ * figure (HMMA, HGMMA, IMMA, ... instructions, no HFMA2.MMA) over the same
+ * pass's whole tensor-pipe figure is the share of those cycles that are
+ * matrix math; the tensor pipe's utilisation is scaled by it.
+ */
+static const char tensor_mma_m[] =
+    "sm__pipe_tensor_type_hmma_hgmma_qgmma_imma_igmma_bmma_bgmma_cycles_active.avg.pct_of_peak_sustained_elapsed";
+static const char tensor_all_m[] = "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed";
+
 static int
 pipe_pct(struct ctx *c, const struct pipe *p, double *out)
 {
-	return first(c, p->m, 3, out);
+	double mma, all;
+
+	if (first(c, p->m, 3, out) < 0)
+		return -1;
+	if (strcmp(p->id, "tensor") == 0 && kp_rules_raw(c, tensor_mma_m, &mma) == 0 &&
+	    kp_rules_raw(c, tensor_all_m, &all) == 0 && all > 0 && mma >= 0 && mma < all)
+		*out *= mma / all;
+	return 0;
 }
 
 static const struct pipe *
@@ -402,6 +421,7 @@ const char *
 kp_rules_derive_inputs(const char *name)
 {
 	static const char *const d[][2] = {
+		{ "pipe.tensor", " (sm__pipe_tensor_cycles_active, the share of it that is matrix instructions: sm__pipe_tensor_type_hmma_hgmma_qgmma_imma_igmma_bmma_bgmma_cycles_active)" },
 		{ "pipe.", " (the pipe's sm__inst_executed_pipe_* or sm__pipe_*_cycles_active)" },
 		{ "busiest_pipe_pct", " (sm__inst_executed_pipe_* / sm__pipe_*_cycles_active)" },
 		{ "issue_active_pct", " (smsp__issue_active, sm__issue_active)" },
