@@ -467,7 +467,7 @@ value(const char *b, size_t len, double *d)
 			acc = acc * 10 + c;
 		}
 		if (k == len) {
-			*d = (double)acc;
+			*d = (double)(long long)acc;	/* < 10^15: one signed convert */
 			return 1;
 		}
 		if (len == 1 && b[0] == '-')
@@ -600,13 +600,15 @@ read_raw_values(struct kp_src *s, size_t n, size_t end, int all)
 		 * value from the table.
 		 */
 		if (i < lim4 && p <= stop16) {
-			uint64_t w0, w1;
+			uint64_t w0, w1, x0, x1;
+			double *v = val + (i - s->fixed);
+			size_t g, k;
 
 			memcpy(&w0, p, 8);
 			memcpy(&w1, p + 8, 8);
-			if ((w0 & two_mask) == two_want && (w1 & two_mask) == two_want) {
-				double *v = val + (i - s->fixed);
-
+			x0 = (w0 & two_mask) ^ two_want;
+			x1 = (w1 & two_mask) ^ two_want;
+			if ((x0 | x1) == 0) {
 				v[0] = one[(unsigned char)p[2]];
 				v[1] = one[(unsigned char)p[6]];
 				v[2] = one[(unsigned char)p[10]];
@@ -615,12 +617,24 @@ read_raw_values(struct kp_src *s, size_t n, size_t end, int all)
 				i += 3;
 				continue;
 			}
-		}
-		/*
-		 * Most of the others are one byte too: ,"d" read as one word;
-		 * the table's none stored only where nothing else can be.
-		 */
-		if (stop - p >= 4) {
+			/*
+			 * g one-byte fields (their words are the zero quarters
+			 * before the first other one), then one that is not ,"d":
+			 * it goes straight to the longer forms below, so a run of
+			 * one-byte fields ending in a number is not tried four at
+			 * a time again at each of its fields.
+			 */
+			g = (uint32_t)x0 != 0 ? 0 : x0 != 0 ? 1 : (uint32_t)x1 != 0 ? 2 : 3;
+			for (k = 0; k < g; k++)
+				v[k] = one[(unsigned char)p[4 * k + 2]];
+			p += 4 * g;
+			i += g;
+		} else if (stop - p >= 4) {
+			/*
+			 * Most of the others are one byte too: ,"d" read as one
+			 * word; the table's none stored only where nothing else
+			 * can be.
+			 */
 			memcpy(&w, p, 4);
 			if ((w & one_mask) == one_want) {
 				c = (unsigned char)p[2];
@@ -635,8 +649,8 @@ read_raw_values(struct kp_src *s, size_t n, size_t end, int all)
 		p += 2;
 		/* 1 to 15 digits up to the quote, eight a step */
 		if (stop - p >= 16 && digit_run(p, &acc, &dl)) {
-			if (cm[i] >= 0)
-				val[cm[i]] = (double)acc;
+			if (cm[i] >= 0)	/* < 10^15: one signed convert */
+				val[cm[i]] = (double)(long long)acc;
 			p += dl + 1;
 			continue;
 		}
@@ -652,7 +666,7 @@ read_raw_values(struct kp_src *s, size_t n, size_t end, int all)
 				acc = acc * 10 + c;
 			if (*q == '"' && q - p <= 15) {
 				if (cm[i] >= 0)
-					val[cm[i]] = (double)acc;
+					val[cm[i]] = (double)(long long)acc;
 				p = q + 1;
 				continue;
 			}

@@ -303,6 +303,9 @@ END_TEST
  * Runs of one-byte fields (read four at a time when the columns are the
  * metrics in order): digits, "-", and the bytes just past '0' .. '9' and
  * others that are no number, at every offset from the row's first value.
+ * Rows 0x60 .. 0x90 end a run with a longer field after 0, 1, 2 and 3 of
+ * a group of four (read as one-byte fields, then that field in full), and
+ * with two longer fields in a row.
  */
 START_TEST(test_source_values_as_split_one_byte_runs)
 {
@@ -314,7 +317,11 @@ START_TEST(test_source_values_as_split_one_byte_runs)
 	    "\"0x20\",\"X\",\"-\",\"/\",\":\",\"5\",\" \",\"9\",\"0\",\"a\",\"-\",\".\",\"+\",\"2\",\"-\"\n"
 	    "\"0x30\",\"X\",\"10\",\"1\",\"2\",\"3\",\"4\",\"55\",\"6\",\"7\",\"8\",\"9\",\"0\",\"1\",\"2\"\n"
 	    "\"0x40\",\"X\",\"1\",\"2\",\"3\",\"44\",\"5\",\"6\",\"7\",\"8\",\"-\",\"9\",\"10\",\"11\",\"\"\n"
-	    "\"0x50\",\"X\",\"7\",\"-\",\"\",\"8\",\"9\",\"1\",\"2\",\"0.5\",\"3\",\"4\",\"5\",\"6\",\"7\"\n";
+	    "\"0x50\",\"X\",\"7\",\"-\",\"\",\"8\",\"9\",\"1\",\"2\",\"0.5\",\"3\",\"4\",\"5\",\"6\",\"7\"\n"
+	    "\"0x60\",\"X\",\"1\",\"22\",\"3\",\"-\",\"5\",\"666\",\"7\",\"8\",\"9\",\"-\",\"1.5\",\"1\",\"2\"\n"
+	    "\"0x70\",\"X\",\"1\",\"2\",\"333\",\"4\",\"5\",\"6\",\"7\",\"8\",\"-\",\"12345678901\",\"1\",\"2\",\"3\"\n"
+	    "\"0x80\",\"X\",\"-\",\"2\",\"3\",\"4444\",\"55\",\"6\",\"7\",\"8\",\"9\",\"n/a\",\"1\",\"2\",\"3\"\n"
+	    "\"0x90\",\"X\",\"9\",\"8\",\"7\",\"-\",\"6\",\"5\",\"4\",\"33\",\"2\",\"1\",\"0\",\"-\",\"99\"\n";
 	struct kp_err err;
 	struct kp_src_row r;
 	struct kp_src *s;
@@ -335,7 +342,7 @@ START_TEST(test_source_values_as_split_one_byte_runs)
 			    isnan(r.val[7]) && isnan(r.val[9]) && isnan(r.val[10]) &&
 			    r.val[11] == 2);
 	}
-	ck_assert_int_eq(n, 5);
+	ck_assert_int_eq(n, 9);
 	kp_src_close(s);
 	fclose(fp);
 }
