@@ -247,6 +247,12 @@ rep_sec_classification(struct rep *r)
 	    "findings"), 0), "estimated_gain_pct")))
 		fprintf(r->fp, "\nA gain is an upper bound: the share of the kernel's time the"
 		    " unit, stall, lanes, sectors or SMs it names account for.\n");
+	ne = json_object_get(r->decision, "ruled_out");
+	json_array_foreach(ne, i, f) {
+		fprintf(r->fp, "%s**%s** is ruled out: ", i ? "" : "\n", str_or(f, "class", "?"));
+		rep_put_cell(r->fp, str_or(f, "reason", "?"));
+		fprintf(r->fp, ".\n");
+	}
 	put_measured_table(r);
 	ne = json_object_get(r->decision, "not_evaluated");
 	if (json_array_size(ne) > 0) {

@@ -219,7 +219,7 @@ load_conds(struct ld *l, struct fy_node *n, const char *what, struct kp_cond **o
 	if (n == NULL)
 		return 0;
 	if (!fy_node_is_sequence(n))
-		return fail(l, n, "when.%s: expected a list of {metric, op, value}", what);
+		return fail(l, n, "%s: expected a list of {metric, op, value}", what);
 	if (list_room(l, n, sizeof(**out), &room) == -1)
 		return -1;
 	*out = room;
@@ -229,7 +229,7 @@ load_conds(struct ld *l, struct fy_node *n, const char *what, struct kp_cond **o
 		size_t i;
 
 		if (!fy_node_is_mapping(c))
-			return fail(l, c, "when.%s: expected {metric, op, value}", what);
+			return fail(l, c, "%s: expected {metric, op, value}", what);
 		if (known_keys(l, c, keys, "condition") == -1)
 			return -1;
 		if (get(c, "metric") == NULL)
@@ -318,8 +318,8 @@ load_actions(struct ld *l, struct fy_node *n, struct kp_action **out, size_t *no
 			return fail(l, w, "when: expected a mapping with all: and/or any:");
 		if (known_keys(l, w, whenkeys, "when") == -1)
 			return -1;
-		if (load_conds(l, get(w, "all"), "all", &a->all, &a->nall) == -1 ||
-		    load_conds(l, get(w, "any"), "any", &a->any, &a->nany) == -1)
+		if (load_conds(l, get(w, "all"), "when.all", &a->all, &a->nall) == -1 ||
+		    load_conds(l, get(w, "any"), "when.any", &a->any, &a->nany) == -1)
 			return -1;
 		if (a->nall + a->nany == 0)
 			return fail(l, w, "when: no conditions");
@@ -349,7 +349,7 @@ load_rule(struct ld *l, struct fy_node *n, struct kp_rule *r, char ***outranks,
     size_t *noutranks)
 {
 	static const char *const keys[] = { "id", "severity", "weight", "when", "evidence",
-		"next_actions", "outranks", "gain", "at_roofline", NULL };
+		"next_actions", "outranks", "gain", "at_roofline", "unless", NULL };
 	static const char *const whenkeys[] = { "all", "any", NULL };
 	struct fy_node *v, *w;
 	const char *s;
@@ -389,11 +389,13 @@ load_rule(struct ld *l, struct fy_node *n, struct kp_rule *r, char ***outranks,
 		return fail(l, w, "when: expected a mapping with all: and/or any:");
 	if (known_keys(l, w, whenkeys, "when") == -1)
 		return -1;
-	if (load_conds(l, get(w, "all"), "all", &r->all, &r->nall) == -1 ||
-	    load_conds(l, get(w, "any"), "any", &r->any, &r->nany) == -1)
+	if (load_conds(l, get(w, "all"), "when.all", &r->all, &r->nall) == -1 ||
+	    load_conds(l, get(w, "any"), "when.any", &r->any, &r->nany) == -1)
 		return -1;
 	if (r->nall + r->nany == 0)
 		return fail(l, w, "when: no conditions");
+	if (load_conds(l, get(n, "unless"), "unless", &r->unless, &r->nunless) == -1)
+		return -1;
 	if ((v = get(n, "evidence")) == NULL)
 		return fail(l, n, "missing \"evidence\"");
 	if (string(l, v, "evidence", &r->evidence) == -1 ||
@@ -445,8 +447,11 @@ free_rule(struct kp_rule *r)
 		free(r->all[i].metric);
 	for (i = 0; i < r->nany; i++)
 		free(r->any[i].metric);
+	for (i = 0; i < r->nunless; i++)
+		free(r->unless[i].metric);
 	free(r->all);
 	free(r->any);
+	free(r->unless);
 	free(r->evidence);
 	for (i = 0; i < r->nactions; i++) {
 		struct kp_action *a = &r->actions[i];

@@ -310,6 +310,7 @@ struct fired {
 	double gain;		/* estimated gain, a fraction; -1 when none */
 	const char *gain_basis;
 	int demoted;		/* at the kernel's roofline, against its design */
+	char ruled_out[320];	/* eval_rule's 3: the unless-condition that held */
 	json_t *evidence, *measured, *missing, *disagree;
 };
 
@@ -428,6 +429,17 @@ eval_rule(struct ctx *c, const struct kp_rule *r, struct fired *f, const char **
 		fired_free(f);
 		return anymissing ? 2 : 0;
 	}
+	for (i = 0; i < r->nunless; i++)
+		if (kp_rules_value(c, r->unless[i].metric, &v) == 0 &&
+		    holds(&r->unless[i], v)) {
+			/* it held, but a measured fact says its cause cannot be */
+			snprintf(f->ruled_out, sizeof(f->ruled_out), "its conditions held, "
+			    "but %s = %.4g (%s %.4g)%s", r->unless[i].metric, v,
+			    kp_op_name(r->unless[i].op), r->unless[i].value,
+			    derived_inputs(r->unless[i].metric));
+			fired_free(f);
+			return 3;
+		}
 	f->disagree = disagreement(c, r);
 	f->gain = -1;
 	f->gain_basis = NULL;
@@ -603,7 +615,7 @@ decide(struct kp_rules *r, json_t *kernel, json_t *hotspots, int *missed, struct
 	struct ctx c;
 	struct fired *f;
 	size_t nf = 0, i;
-	json_t *out, *findings, *noteval, *partial, *name;
+	json_t *out, *findings, *noteval, *partial, *ruled, *name;
 	const char *missing, *unit = NULL;
 	double unit_pct = 0;
 	int roof;
@@ -629,12 +641,16 @@ decide(struct kp_rules *r, json_t *kernel, json_t *hotspots, int *missed, struct
 	findings = json_array();
 	noteval = json_array();
 	partial = json_array();
+	ruled = json_array();
 	for (i = 0; i < r->nrules; i++) {
 		int rc = eval_rule(&c, &r->rules[i], &f[nf], &missing);
 		char why[512];
 
 		if (rc == 1)
 			f[nf++].rule = i;
+		else if (rc == 3)
+			json_array_append_new(ruled, json_pack("{s:s, s:s}", "class",
+			    r->rules[i].id, "reason", f[nf].ruled_out));
 		else if (rc == 2) {
 			snprintf(why, sizeof(why), "did not fire on what was measured; not "
 			    "measured: %s%s", missing, derived_inputs(missing));
@@ -670,9 +686,11 @@ decide(struct kp_rules *r, json_t *kernel, json_t *hotspots, int *missed, struct
 	    "findings", findings, "not_evaluated", noteval, "metrics_used", c.used);
 	if (out != NULL) {
 		json_object_set_new(out, "partially_evaluated", partial);
+		json_object_set_new(out, "ruled_out", ruled);
 		json_object_set_new(out, "missing_metrics", c.missing);
 	} else {
 		json_decref(partial);
+		json_decref(ruled);
 		json_decref(c.missing);
 	}
 	if (out != NULL && unit != NULL) {

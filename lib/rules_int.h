@@ -30,6 +30,8 @@ struct kp_rule {
 	double weight;
 	struct kp_cond *all, *any;
 	size_t nall, nany;
+	struct kp_cond *unless;	/* measured and holding: the cause is ruled out */
+	size_t nunless;
 	char *evidence;		/* text with {metric} placeholders */
 	struct kp_action *actions;
 	size_t nactions;

@@ -99,7 +99,21 @@ struct tally {
 	double stall[64];
 	json_t *kinds;		/* kind -> samples */
 	size_t instructions;
+	size_t tma, gmma;	/* TMA copies, warpgroup MMAs (asynchronous) */
 };
+
+/* Hopper's asynchronous copies (TMA, bulk) and warpgroup MMAs, by family. */
+static const char *const tma_fam[] = { "UTMALDG", "UTMASTG", "UTMAPF", "UBLKCP", NULL };
+static const char *const gmma_fam[] = { "HGMMA", "IGMMA", "QGMMA", "BGMMA", NULL };
+
+static int
+in_families(const char *fam, const char *const *list)
+{
+	for (; *list != NULL; list++)
+		if (strcmp(fam, *list) == 0)
+			return 1;
+	return 0;
+}
 
 static int
 add_kind(struct tally *t, const char *kind, double v)
@@ -132,6 +146,8 @@ count(struct tally *t, const struct cols *c, const struct kp_src_row *r)
 		t->attributed += at(r, c->stall[i]);
 	}
 	kind = kp_sass_kind(kp_sass_opcode(r->text, fam, sizeof(fam)));
+	t->tma += in_families(fam, tma_fam);
+	t->gmma += in_families(fam, gmma_fam);
 	/* a shared store that waits on long scoreboard waits for the global
 	 * load that feeds it: a tile staged through registers */
 	if (strncmp(fam, "STS", 3) == 0)
@@ -159,6 +175,9 @@ result(const struct kp_src *s, const struct cols *c, const struct tally *t)
 	json_object_set_new(o, "unattributed_samples",
 	    json_real(t->samples > t->attributed ? t->samples - t->attributed : 0));
 	json_object_set_new(o, "kind_samples", json_incref(t->kinds));
+	/* instructions, sampled or not: what the kernel is built from */
+	json_object_set_new(o, "async_copy_instructions", json_integer((json_int_t)t->tma));
+	json_object_set_new(o, "async_mma_instructions", json_integer((json_int_t)t->gmma));
 	if (c->inst >= 0 && c->thread_inst >= 0 && t->inst > 0)
 		json_object_set_new(o, "threads_per_inst", json_real(t->thread_inst / t->inst));
 	if (c->wf >= 0 && c->wf_ideal >= 0) {

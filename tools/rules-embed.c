@@ -152,13 +152,15 @@ ref(struct out *o, const char *name, size_t n)
 static void
 rule(struct out *o, const struct kp_rule *r, size_t i)
 {
-	char a[64], b[64];
+	char a[64], b[64], u[64];
 	size_t k;
 
 	snprintf(a, sizeof(a), "r%zu_all", i);
 	snprintf(b, sizeof(b), "r%zu_any", i);
+	snprintf(u, sizeof(u), "r%zu_unless", i);
 	conds(o, a, r->all, r->nall);
 	conds(o, b, r->any, r->nany);
+	conds(o, u, r->unless, r->nunless);
 	for (k = 0; k < r->nactions; k++) {
 		char x[64], y[64];
 
@@ -217,7 +219,10 @@ rule_init(struct out *o, const struct kp_rule *r, size_t i)
 	snprintf(n, sizeof(n), "r%zu_any", i);
 	PUTS(o, ", .any = ");
 	ref(o, n, r->nany);
-	putf(o, ", .nall = %zu, .nany = %zu,\n\t  .evidence = ", r->nall, r->nany);
+	snprintf(n, sizeof(n), "r%zu_unless", i);
+	putf(o, ", .nall = %zu, .nany = %zu, .unless = ", r->nall, r->nany);
+	ref(o, n, r->nunless);
+	putf(o, ", .nunless = %zu,\n\t  .evidence = ", r->nunless);
 	str(o, r->evidence);
 	snprintf(n, sizeof(n), "r%zu_actions", i);
 	PUTS(o, ",\n\t  .actions = ");

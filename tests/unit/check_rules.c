@@ -552,6 +552,53 @@ START_TEST(test_rules_conditional_next_actions)
 }
 END_TEST
 
+/*
+ * unless: a rule whose conditions hold is ruled out, with the reason, when
+ * one of its unless-conditions is measured and holds; an unmeasured one
+ * rules nothing out.
+ */
+#define UNLESSRULE(unless) HEAD "  - id: occupancy_limited\n    severity: high\n" \
+	"    weight: 5\n    when:\n      all:\n" \
+	"        - {metric: theoretical_occupancy_pct, op: \"<\", value: 50}\n" unless \
+	"    evidence: x\n    next_actions: []\n"
+
+START_TEST(test_rules_unless_rules_out)
+{
+	static const char rules[] = UNLESSRULE("    unless:\n"
+	    "      - {metric: ipc, op: \">\", value: 3}\n"
+	    "      - {metric: grid_size, op: \"<\", value: 2}\n");
+	json_t *d;
+	char m[600];
+
+	d = decide_with(rules, "{\"name\": \"k\", \"summary\": {\"theoretical_occupancy_pct\": 25,"
+	    " \"ipc\": 3.5, \"grid_size\": 64}}");
+	ck_assert(json_is_null(json_object_get(d, "primary")));
+	ck_assert_uint_eq(json_array_size(json_object_get(d, "findings")), 0);
+	ck_assert_uint_eq(json_array_size(json_object_get(d, "ruled_out")), 1);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(d,
+	    "ruled_out"), 0), "class")), "occupancy_limited");
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(d,
+	    "ruled_out"), 0), "reason")), "its conditions held, but ipc = 3.5 (> 3)");
+	json_decref(d);
+	/* measured and false, or not measured at all: the finding stands */
+	d = decide_with(rules, "{\"name\": \"k\", \"summary\": {\"theoretical_occupancy_pct\": 25,"
+	    " \"ipc\": 1}}");
+	ck_assert_str_eq(json_string_value(json_object_get(d, "primary")), "occupancy_limited");
+	ck_assert_uint_eq(json_array_size(json_object_get(d, "ruled_out")), 0);
+	json_decref(d);
+	/* the rule's own conditions false: nothing to rule out */
+	d = decide_with(rules, "{\"name\": \"k\", \"summary\": {\"theoretical_occupancy_pct\": 75,"
+	    " \"ipc\": 3.5}}");
+	ck_assert(json_is_null(json_object_get(d, "primary")));
+	ck_assert_uint_eq(json_array_size(json_object_get(d, "ruled_out")), 0);
+	json_decref(d);
+	ck_assert_str_eq(load_text(UNLESSRULE("    unless: 5\n"), m, sizeof(m)),
+	    ":9: rule \"occupancy_limited\": unless: expected a list of {metric, op, value}");
+	ck_assert_str_eq(load_text(UNLESSRULE("    unless: [ipc]\n"), m, sizeof(m)),
+	    ":9: rule \"occupancy_limited\": unless: expected {metric, op, value}");
+}
+END_TEST
+
 #define SHIPPED KP_FIXTURES "/../../references/rules/bottleneck_rules.yaml"
 
 static void
@@ -602,6 +649,8 @@ START_TEST(test_builtin_rules_are_the_shipped_file)
 		ck_assert_uint_eq(x->nany, y->nany);
 		same_conds(x->all, y->all, x->nall, x->id);
 		same_conds(x->any, y->any, x->nany, x->id);
+		ck_assert_uint_eq(x->nunless, y->nunless);
+		same_conds(x->unless, y->unless, x->nunless, x->id);
 		ck_assert_str_eq(x->evidence, y->evidence);
 		ck_assert_uint_eq(x->nactions, y->nactions);
 		for (k = 0; k < x->nactions; k++) {
@@ -798,6 +847,7 @@ rules_suite(void)
 	tcase_add_test(tc, test_builtin_rules_are_the_shipped_file);
 	tcase_add_test(tc, test_edited_rules_file_is_parsed);
 	tcase_add_test(tc, test_rules_conditional_next_actions);
+	tcase_add_test(tc, test_rules_unless_rules_out);
 	suite_add_tcase(s, tc);
 	return s;
 }
