@@ -56,6 +56,15 @@ mx_medians_of(const struct ex *x, const struct kernel *k, double *med, unsigned 
 			const struct block *b = k->samp[s];
 			size_t end = b->ncells < m0 + nt ? b->ncells : m0 + nt;
 
+			if (b->flat) {
+				const uint32_t *fc = mx_block_flat(b);
+
+				for (j = m0; j < end; j++)
+					if (fc[j] != CELL_ABSENT)
+						col[(j - m0) * k->nsamp + cnt[j - m0]++] =
+						    mx_cell_value(b, fc[j]);
+				continue;
+			}
 			for (j = m0; j < end; j++) {
 				uint32_t c = mx_cell_next(&cur[s], x->ref, j);
 

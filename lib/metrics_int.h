@@ -99,7 +99,9 @@ struct uover {			/* kernel's own unit of a metric */
  * sit together in ncu's sorted columns); 1 CELL_ABSENT; 3 + 2i CELL_ESC | i;
  * 2 + 2w a decimal cell, w = its digits << 5 | digits after the point << 1 |
  * sign.  A page's launch of 566 metrics is under 1 KB packed, against 2.3 KB of
- * cells and 4.1 KB of text.
+ * cells and 4.1 KB of text.  A small file's blocks (x->flat, block.flat) keep
+ * the cells as they are: there the pack and its reading back cost more than
+ * the memory they save (MX_BUDGET counts four bytes a cell either way).
  */
 struct mx_cursor {
 	const unsigned char *p;
@@ -134,7 +136,8 @@ struct block {			/* one kept launch */
 	uint32_t nkv;		/* summary key values (NAN: absent) */
 	uint32_t ntext;		/* > 0: the launch's metric fields as text instead of its cells
 				 * (rawpage.c parses it at the end of the file) */
-	uint32_t heap;		/* from malloc, else a piece of x->arena */
+	uint16_t heap;		/* from malloc, else a piece of x->arena */
+	uint16_t flat;		/* the cells as they are (uint32_t), not packed (x->flat) */
 	double over[];		/* nover doubles, nkv key values, then the text or
 				 * the packed cells */
 };
@@ -261,6 +264,7 @@ struct ex {
 	struct launch l;
 	size_t file_launches;
 	int big_file;		/* MX_BIG_FILE bytes or more: fill launches may wait as text */
+	int flat;		/* a regular file under MX_BIG_FILE: kept cells not packed */
 	/* metrics_extracted.jsonl written here without jansson (jsonl_launch) */
 	FILE *jfp;
 	const char *jfpath;
@@ -342,6 +346,12 @@ static inline const unsigned char *
 mx_block_cells(const struct block *b)
 {
 	return (const unsigned char *)(b->over + b->nover + b->nkv);
+}
+/* A flat block's cells (b->flat): ncells of them. */
+static inline const uint32_t *
+mx_block_flat(const struct block *b)
+{
+	return (const uint32_t *)(const void *)(b->over + b->nover + b->nkv);
 }
 void mx_block_free(struct block *b);
 int mx_launch_sampled(struct ex *x, struct kernel *k);

@@ -404,7 +404,7 @@ settle(struct ex *x, size_t first, struct kp_err *err)
 	mx_launch_reset(x);
 	if (settle_one(x, &x->l, &x->pack, &x->packcap, list[0].k, list[0].s, first, err) < 0)
 		r = -1;
-	else if (n < SETTLE_PAR || x->ref == NULL || x->tref.n != x->ncols ||
+	else if (n < SETTLE_PAR || (x->ref == NULL && !x->flat) || x->tref.n != x->ncols ||
 	    sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		r = settle_list(x, &x->l, &x->pack, &x->packcap, first, list, n, 1, 1, err);
 	else {

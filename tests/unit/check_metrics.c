@@ -827,6 +827,16 @@ START_TEST(test_metrics_cells_keep_every_number_form)
 }
 END_TEST
 
+/* path read as standard input ("-"): a pipe's launches are packed (cells.c) */
+static json_t *
+extract_stdin(const char *path, int all, struct kp_err *err)
+{
+	const char *dash[1] = { "-" };
+
+	ck_assert_ptr_nonnull(freopen(path, "r", stdin));
+	return kp_extract_files(dash, 1, all, NULL, err);
+}
+
 /*
  * Many kernels whose kept records pass MX_TEXT: most launches are parsed and
  * packed as they are read, against the first packed launch (the reference),
@@ -851,7 +861,6 @@ START_TEST(test_metrics_packed_cells_many_kernels)
 	char path[] = "/tmp/check_metrics.XXXXXX";
 	int fd = mkstemp(path), i, j, c, n;
 	FILE *fp = fdopen(fd, "w");
-	const char *paths[1] = { path };
 	json_t *s, *ks;
 	double x;
 
@@ -873,7 +882,8 @@ START_TEST(test_metrics_packed_cells_many_kernels)
 			fprintf(fp, ",\"%d\",\"%d.5\"\n", i, i % 7);
 		}
 	fclose(fp);
-	s = kp_extract_files(paths, 1, 0, NULL, &err);
+	/* a pipe: packed (a small file's cells stay flat, test_metrics_flat_as_packed) */
+	s = extract_stdin(path, 0, &err);
 	unlink(path);
 	ck_assert_msg(s != NULL, "%s", err.msg);
 	ks = json_object_get(s, "kernels");
@@ -1004,6 +1014,94 @@ START_TEST(test_metrics_settled_as_parsed)
 			    json_number_value(v), json_number_value(w));
 		}
 	}
+	json_decref(a);
+	json_decref(b);
+}
+END_TEST
+
+/*
+ * A small regular file's kept cells stay flat (x->flat), a pipe's are packed
+ * against the reference launch: both give every kernel's every median, for
+ * cells of every form (decimals, doubles of their own, absent, scaled, the
+ * reference's runs), kernels kept whole and one sampled (its replacements
+ * settled from text), and the medians of kernels computed ahead on two
+ * threads as of one.
+ */
+START_TEST(test_metrics_flat_as_packed)
+{
+	enum { NK = 6, NM = 30 };
+	struct kp_err err;
+	char path[] = "/tmp/check_metrics.XXXXXX";
+	int fd = mkstemp(path), i, c;
+	FILE *fp = fdopen(fd, "w");
+	const char *paths[1] = { path };
+	json_t *a, *b, *ka, *kb;
+	size_t k;
+
+	ck_assert_ptr_nonnull(fp);
+	fputs("\"ID\",\"Process ID\",\"Kernel Name\",\"CC\",\"gpu__time_duration.sum\"", fp);
+	for (c = 0; c < NM; c++)
+		fprintf(fp, ",\"m%02d\"", c);
+	fputs("\n\"\",\"\",\"\",\"\",\"usecond\"", fp);
+	for (c = 0; c < NM; c++)
+		fputs(c % 6 == 1 ? ",\"Kbyte\"" : ",\"\"", fp);
+	fputs("\n", fp);
+	/* kernel 0 has 400 launches (sampled), the others 20 to 70 */
+	for (i = 0; i < 800; i++) {
+		unsigned h = (unsigned)i * 2654435761u;
+		int kn = i % 2 == 0 ? 0 : 1 + (int)(h % 97) % (NK - 1);
+
+		fprintf(fp, "\"%d\",\"1\",\"kernel_%d\",\"9.0\",\"%u.%03u\"", i, kn, h % 97,
+		    h % 1000);
+		for (c = 0; c < NM; c++) {
+			unsigned v = (h >> (c % 16)) ^ (unsigned)c * 40503u;
+
+			if (c % 8 == 0)	/* the same in every launch */
+				fprintf(fp, ",\"%d\"", c);
+			else if (c % 8 == 2)	/* the same in every launch of a kernel */
+				fprintf(fp, ",\"%d.5\"", kn + c);
+			else if (c % 8 == 3)	/* past a cell's mantissa: a double */
+				fprintf(fp, ",\"%u%06u\"", v % 1000 + 1, v % 999983);
+			else if (c % 8 == 4)	/* absent in some launches */
+				fputs(v % 3 == 0 ? ",\"n/a\"" : v % 3 == 1 ? ",\"-\"" : ",\"12\"", fp);
+			else if (c % 8 == 5)
+				fprintf(fp, ",\"-%u.%02u\"", v % 5000, v % 100);
+			else if (c % 8 == 6)	/* a few values, often the reference's */
+				fprintf(fp, ",\"%u\"", v % 3);
+			else
+				fprintf(fp, ",\"%u\"", v % 100000);
+		}
+		fputs("\n", fp);
+	}
+	fclose(fp);
+	a = kp_extract_files(paths, 1, 0, NULL, &err);
+	ck_assert_msg(a != NULL, "%s", err.msg);
+	b = extract_stdin(path, 0, &err);
+	unlink(path);
+	ck_assert_msg(b != NULL, "%s", err.msg);
+	ka = json_object_get(a, "kernels");
+	kb = json_object_get(b, "kernels");
+	ck_assert_uint_eq(json_array_size(ka), NK);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(ka, 0), "median")),
+	    "sampled");
+	for (k = 0; k < NK; k++) {
+		json_t *ma = json_object_get(json_array_get(ka, k), "metrics"),
+		    *mb = json_object_get(json_array_get(kb, k), "metrics");
+		const char *name;
+		json_t *v;
+
+		ck_assert_uint_ge(json_object_size(ma), NM);
+		ck_assert_uint_eq(json_object_size(ma), json_object_size(mb));
+		json_object_foreach(ma, name, v) {
+			json_t *w = json_object_get(mb, name);
+
+			ck_assert_msg(w != NULL, "kernel %zu: %s only in one", k, name);
+			ck_assert_msg(json_number_value(v) == json_number_value(w),
+			    "kernel %zu %s: %.17g flat, %.17g packed", k, name,
+			    json_number_value(v), json_number_value(w));
+		}
+	}
+	ck_assert(json_equal(ka, kb));
 	json_decref(a);
 	json_decref(b);
 }
@@ -1311,6 +1409,7 @@ metrics_suite(void)
 	tcase_add_test(tc, test_metrics_put_dec_as_put_num);
 	tcase_add_test(tc, test_metrics_text_room);
 	tcase_add_test(tc, test_metrics_settled_as_parsed);
+	tcase_add_test(tc, test_metrics_flat_as_packed);
 	suite_add_tcase(s, tc);
 	return s;
 }
