@@ -38,12 +38,9 @@ mx_cells_fit(struct launch *l, size_t m)
 double
 mx_cell_value(const struct block *b, uint32_t c)
 {
-	double v;
-
 	if (c & CELL_ESC)
 		return b->over[c & ~CELL_ESC];
-	v = (double)(c & CELL_MANT) / mx_p10[(c >> 26) & 15];
-	return c & CELL_NEG ? -v : v;
+	return mx_cell_dec(c);
 }
 
 /*

@@ -16,9 +16,44 @@
 #define TILE 64
 
 /*
+ * The cell (as it is) in u[i] and, for a double of its launch's own
+ * (CELL_ESC), its value in v[i]: a decimal cell is decoded only where the
+ * median needs it.
+ */
+static inline void
+gather(const struct block *b, uint32_t c, uint32_t *u, double *v, size_t i)
+{
+	u[i] = c;
+	if (c & CELL_ESC)
+		v[i] = b->over[c & ~CELL_ESC];
+}
+
+/*
+ * The median of n cells u (their doubles in v, of n slots): most metrics of
+ * a kernel hold one decimal cell over its launches (sizes, limits, device
+ * attributes), whose value is then the median without decoding them all;
+ * else the values as mx_median() takes them.  The same bits either way (n
+ * equal cells decode to n equal values, mx_median's own first case).
+ */
+static double
+cells_median(const uint32_t *u, double *v, size_t n)
+{
+	size_t i;
+
+	for (i = 1; i < n && u[i] == u[0]; i++)
+		;
+	if (i == n && !(u[0] & CELL_ESC))
+		return mx_cell_dec(u[0]);
+	for (i = 0; i < n; i++)
+		if (!(u[i] & CELL_ESC))
+			v[i] = mx_cell_dec(u[i]);
+	return mx_median(v, n);
+}
+
+/*
  * Kernel k's medians into med and has (by id, its span of them), how many
  * in *nmed: TILE metrics at a time, each block giving TILE adjacent cells,
- * gathered into one column of values per metric.  Reads x and k only, so
+ * gathered into one column of cells per metric.  Reads x and k only, so
  * two threads may run it on two kernels.  -1 out of memory.
  */
 int
@@ -26,6 +61,7 @@ mx_medians_of(const struct ex *x, const struct kernel *k, double *med, unsigned 
     size_t *nmed)
 {
 	double *col;
+	uint32_t *ucol;
 	size_t cnt[TILE], m0, j, s, colsize;
 	struct mx_cursor *cur;
 	int mapped;
@@ -37,13 +73,14 @@ mx_medians_of(const struct ex *x, const struct kernel *k, double *med, unsigned 
 	/* each block's packed cells, read a tile at a time */
 	if ((cur = malloc(k->nsamp * sizeof(*cur))) == NULL)
 		return -1;
-	/* up to 512 KB, written whole: faulted in at once when big */
-	colsize = (size_t)TILE * k->nsamp * sizeof(*col);
+	/* up to 768 KB, written whole: faulted in at once when big */
+	colsize = (size_t)TILE * k->nsamp * (sizeof(*col) + sizeof(*ucol));
 	mapped = colsize >= ((size_t)128 << 10) && (col = kp_populated(colsize)) != NULL;
 	if (!mapped && (col = malloc(colsize)) == NULL) {
 		free(cur);
 		return -1;
 	}
+	ucol = (uint32_t *)(void *)(col + (size_t)TILE * k->nsamp);
 	for (s = 0; s < k->nsamp; s++) {
 		cur[s].p = mx_block_cells(k->samp[s]);
 		cur[s].same = 0;
@@ -55,28 +92,31 @@ mx_medians_of(const struct ex *x, const struct kernel *k, double *med, unsigned 
 		for (s = 0; s < k->nsamp; s++) {
 			const struct block *b = k->samp[s];
 			size_t end = b->ncells < m0 + nt ? b->ncells : m0 + nt;
+			size_t o;
 
 			if (b->flat) {
 				const uint32_t *fc = mx_block_flat(b);
 
 				for (j = m0; j < end; j++)
-					if (fc[j] != CELL_ABSENT)
-						col[(j - m0) * k->nsamp + cnt[j - m0]++] =
-						    mx_cell_value(b, fc[j]);
+					if (fc[j] != CELL_ABSENT) {
+						o = (j - m0) * k->nsamp;
+						gather(b, fc[j], ucol + o, col + o, cnt[j - m0]++);
+					}
 				continue;
 			}
 			for (j = m0; j < end; j++) {
 				uint32_t c = mx_cell_next(&cur[s], x->ref, j);
 
-				if (c != CELL_ABSENT)
-					col[(j - m0) * k->nsamp + cnt[j - m0]++] =
-					    mx_cell_value(b, c);
+				if (c != CELL_ABSENT) {
+					o = (j - m0) * k->nsamp;
+					gather(b, c, ucol + o, col + o, cnt[j - m0]++);
+				}
 			}
 		}
 		for (j = 0; j < nt; j++) {
 			if (cnt[j] == 0)
 				continue;
-			med[m0 + j] = mx_median(col + j * k->nsamp, cnt[j]);
+			med[m0 + j] = cells_median(ucol + j * k->nsamp, col + j * k->nsamp, cnt[j]);
 			has[m0 + j] = 1;
 			(*nmed)++;
 		}

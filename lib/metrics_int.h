@@ -87,6 +87,8 @@ struct uover {			/* kernel's own unit of a metric */
  * of 2,238 metrics is ~10 KB instead of ~18 KB of doubles.
  */
 #define CELL_ABSENT 0xffffffffu
+/* 10^0 .. 10^15, exact doubles (cells.c). */
+extern const double mx_p10[16];
 #define CELL_ESC 0x80000000u
 #define CELL_NEG 0x40000000u
 #define CELL_MANT 0x03ffffffu
@@ -128,6 +130,15 @@ mx_cell_next(struct mx_cursor *cur, const uint32_t *ref, size_t j)
 		return CELL_ESC | (uint32_t)((v - 3) >> 1);
 	w = (v - 2) >> 1;
 	return (uint32_t)((w & 1) << 30 | ((w >> 1) & 15) << 26 | (w >> 5));
+}
+
+/* A decimal cell's value (not CELL_ESC nor CELL_ABSENT): one exact division. */
+static inline double
+mx_cell_dec(uint32_t c)
+{
+	double v = (double)(c & CELL_MANT) / mx_p10[(c >> 26) & 15];
+
+	return c & CELL_NEG ? -v : v;
 }
 
 struct block {			/* one kept launch */
@@ -287,8 +298,6 @@ struct fixed {
 	long id, name, block, grid, cc, device;
 };
 
-/* 10^0 .. 10^15, exact doubles (cells.c). */
-extern const double mx_p10[16];
 
 /* ---- sample.c ---- */
 /* The reservoir steps the accumulators and the launch sample (cells.c) share:
