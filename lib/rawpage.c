@@ -433,6 +433,45 @@ settle(struct ex *x, size_t first, struct kp_err *err)
 	return r;
 }
 
+/*
+ * The cells of a kept launch read against x->tref (made already), without
+ * --all-metrics: raw_row()'s loop less its branches for the other cases,
+ * most launches of a small file (every one of them is kept).  -1 out of
+ * memory.
+ */
+static int
+kept_cells(struct ex *x, const struct kp_field *fields, size_t first, size_t nf)
+{
+	const struct tref *tr = &x->tref;
+	const struct col *cols = x->cols;
+	uint32_t *cells = x->l.cells;
+	size_t i;
+
+	for (i = first; i < nf; i++) {
+		const struct kp_field *f = &fields[i];
+		const struct col *cl = &cols[i];
+		uint32_t cell;
+		double v;
+		int r;
+
+		if (cl->key >= 0) {	/* its value is wanted: parsed every time */
+			if ((r = mx_cell_parse(&x->l, f->s, f->len, cl->scale, &cell, &v)) > 0) {
+				cells[cl->id] = cell;
+				mx_launch_put(x, cl->key, cl->rank, cl->sum, v, cell);
+			} else if (r < 0)
+				return -1;
+			continue;
+		}
+		if ((r = tref_get(tr, &x->l, i, f->s, f->len, &cell)) == 0)
+			r = mx_cell_parse(&x->l, f->s, f->len, cl->scale, &cell, NULL);
+		if (r == 1)
+			cells[cl->id] = cell;
+		else if (r < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int
 raw_row(struct ex *x, struct kp_csv *c, const struct fixed *fx, char **hdr, size_t first,
     struct kp_err *err)
@@ -494,6 +533,11 @@ raw_row(struct ex *x, struct kp_csv *c, const struct fixed *fx, char **hdr, size
 	cells = x->l.keep ? x->l.cells : NULL;
 	all = x->l.all != NULL;
 	tr = cells != NULL && !all && x->tref.n == nf ? &x->tref : NULL;
+	if (tr != NULL) {
+		if (kept_cells(x, fields, first, nf) < 0)
+			return mx_nomem(err);
+		return mx_launch_end(x, err);
+	}
 	take = cells != NULL && !all && x->tref.n == 0;
 	if (take) {		/* this launch becomes x->tref */
 		size_t bytes = 0;
