@@ -90,6 +90,7 @@ mx_kernel_free(struct kernel *k)
 	free(k->unknown);
 	free(k->keys);
 	free(k->pmed);
+	free(k->pdec);
 	free(k->phas);
 	kp_idset_free(&k->ids);
 	free(k->device);
@@ -315,6 +316,7 @@ mx_metrics_free(struct ex *x)
 	free(x->mslot);
 	free(x->byname);
 	free(x->med);
+	free(x->mdec);
 	free(x->hasmed);
 }
 

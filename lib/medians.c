@@ -28,22 +28,91 @@ gather(const struct block *b, uint32_t c, uint32_t *u, double *v, size_t i)
 		v[i] = b->over[c & ~CELL_ESC];
 }
 
+/* u's k-th smallest, u reordered (as sample.c's select_k does doubles) */
+static uint32_t
+select_u(uint32_t *u, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1;
+
+	while (lo < hi) {
+		uint32_t p = u[lo + (hi - lo) / 2], t;
+		size_t i = lo, j = hi;
+
+		while (i <= j) {
+			while (u[i] < p)
+				i++;
+			while (u[j] > p)
+				j--;
+			if (i <= j) {
+				t = u[i];
+				u[i] = u[j];
+				u[j] = t;
+				i++;
+				if (j == 0)
+					break;
+				j--;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return u[k];
+	}
+	return u[k];
+}
+
+/* A decimal cell as a median's decimal (MX_NODEC's form, mx_put_med). */
+static uint64_t
+cell_decimal(uint32_t c)
+{
+	return (uint64_t)(c & CELL_MANT) << 5 | (uint64_t)((c >> 26) & 15) << 1 | (c >> 30 & 1);
+}
+
 /*
- * The median of n cells u (their doubles in v, of n slots): most metrics of
- * a kernel hold one decimal cell over its launches (sizes, limits, device
- * attributes), whose value is then the median without decoding them all;
- * else the values as mx_median() takes them.  The same bits either way (n
- * equal cells decode to n equal values, mx_median's own first case).
+ * The median of n cells u (their doubles in v, of n slots), its decimal in
+ * *dec.  Most metrics of a kernel hold one decimal cell over its launches
+ * (sizes, limits, device attributes): that cell's value.  Decimal cells of
+ * one sign bit clear and one count of digits after the point are in the
+ * order of their values: the middle ones are found among the cells, and
+ * the median is their value or the mean of two, as mx_median() gives it
+ * (the same order statistics, the same sum).  Else the values go to
+ * mx_median() (n equal cells decode to n equal values, its own first case).
  */
 static double
-cells_median(const uint32_t *u, double *v, size_t n)
+cells_median(uint32_t *u, double *v, size_t n, uint64_t *dec)
 {
+	uint32_t form = u[0] & ~CELL_MANT, lo, hi;
 	size_t i;
 
+	*dec = MX_NODEC;
 	for (i = 1; i < n && u[i] == u[0]; i++)
 		;
-	if (i == n && !(u[0] & CELL_ESC))
+	if (i == n && !(u[0] & CELL_ESC)) {
+		*dec = cell_decimal(u[0]);
 		return mx_cell_dec(u[0]);
+	}
+	if (!(form & (CELL_ESC | CELL_NEG))) {
+		for (i = 0; i < n && (u[i] & ~CELL_MANT) == form; i++)
+			;
+		if (i == n) {
+			hi = select_u(u, n, n / 2);
+			if (n % 2) {
+				*dec = cell_decimal(hi);
+				return mx_cell_dec(hi);
+			}
+			lo = u[0];	/* the largest of the lower half */
+			for (i = 1; i < n / 2; i++)
+				if (u[i] > lo)
+					lo = u[i];
+			/* (a + b) / 2 = 5 (a + b) / 10^(f + 1) */
+			if (((form >> 26) & 15) < 15)
+				*dec = (uint64_t)5 * ((lo & CELL_MANT) + (hi & CELL_MANT)) << 5 |
+				    (uint64_t)(((form >> 26) & 15) + 1) << 1;
+			return (mx_cell_dec(lo) + mx_cell_dec(hi)) / 2;
+		}
+	}
 	for (i = 0; i < n; i++)
 		if (!(u[i] & CELL_ESC))
 			v[i] = mx_cell_dec(u[i]);
@@ -51,14 +120,14 @@ cells_median(const uint32_t *u, double *v, size_t n)
 }
 
 /*
- * Kernel k's medians into med and has (by id, its span of them), how many
+ * Kernel k's medians into med, dec and has (by id, its span of them), how many
  * in *nmed: TILE metrics at a time, each block giving TILE adjacent cells,
  * gathered into one column of cells per metric.  Reads x and k only, so
  * two threads may run it on two kernels.  -1 out of memory.
  */
 int
-mx_medians_of(const struct ex *x, const struct kernel *k, double *med, unsigned char *has,
-    size_t *nmed)
+mx_medians_of(const struct ex *x, const struct kernel *k, double *med, uint64_t *dec,
+    unsigned char *has, size_t *nmed)
 {
 	double *col;
 	uint32_t *ucol;
@@ -116,7 +185,8 @@ mx_medians_of(const struct ex *x, const struct kernel *k, double *med, unsigned 
 		for (j = 0; j < nt; j++) {
 			if (cnt[j] == 0)
 				continue;
-			med[m0 + j] = cells_median(ucol + j * k->nsamp, col + j * k->nsamp, cnt[j]);
+			med[m0 + j] = cells_median(ucol + j * k->nsamp, col + j * k->nsamp, cnt[j],
+			    &dec[m0 + j]);
 			has[m0 + j] = 1;
 			(*nmed)++;
 		}
@@ -154,8 +224,9 @@ compute(struct ex *x, int side)
 		if (k->pside != side)
 			continue;
 		if ((k->pmed = malloc((k->span ? k->span : 1) * sizeof(*k->pmed))) == NULL ||
+		    (k->pdec = malloc((k->span ? k->span : 1) * sizeof(*k->pdec))) == NULL ||
 		    (k->phas = malloc(k->span ? k->span : 1)) == NULL ||
-		    mx_medians_of(x, k, k->pmed, k->phas, &k->pnmed) < 0)
+		    mx_medians_of(x, k, k->pmed, k->pdec, k->phas, &k->pnmed) < 0)
 			return -1;
 	}
 	return 0;
@@ -169,8 +240,10 @@ drop(struct ex *x)
 
 	for (i = 0; i < x->nk; i++) {
 		free(x->k[i]->pmed);
+		free(x->k[i]->pdec);
 		free(x->k[i]->phas);
 		x->k[i]->pmed = NULL;
+		x->k[i]->pdec = NULL;
 		x->k[i]->phas = NULL;
 	}
 }

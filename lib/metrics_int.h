@@ -183,6 +183,7 @@ struct kernel {
 	int jstate;		/* 0 not yet, 1 jname set, -1 jansson refuses the name */
 	size_t nmed;		/* metrics with a median (kernel_medians) */
 	double *pmed;		/* its medians computed ahead (medians.c), or NULL */
+	uint64_t *pdec;		/* their decimals (mx_put_med) */
 	unsigned char *phas;
 	size_t pnmed;
 	int pside;		/* the thread that computes them */
@@ -254,6 +255,7 @@ struct ex {
 	uint32_t *byname;	/* metric ids in name order (mx_metric_order) */
 	size_t nbyname;
 	double *med;		/* kernel_medians(): one kernel's, by id */
+	uint64_t *mdec;		/* each one's decimal, MX_NODEC where none (mx_put_med) */
 	unsigned char *hasmed;
 	struct kernel *medk;	/* the kernel med holds */
 	char **keyname;		/* key id -> name ("stalls.<reason>" for stalls) */
@@ -308,8 +310,8 @@ double mx_unit(uint64_t *rng);
 void mx_skip(uint64_t *rng, uint64_t *next, double w);
 void mx_acc_add(struct acc *a, double x);
 double mx_median(double *v, size_t n);
-int mx_medians_of(const struct ex *x, const struct kernel *k, double *med, unsigned char *has,
-    size_t *nmed);
+int mx_medians_of(const struct ex *x, const struct kernel *k, double *med, uint64_t *dec,
+    unsigned char *has, size_t *nmed);
 void mx_medians_ahead(struct ex *x);
 
 /* ---- jsonw.c ---- */
@@ -326,6 +328,13 @@ char *mx_put_str(char *p, const char *s);
 char *mx_put_ll(char *p, long long v);
 char *mx_put_num(char *p, double v);
 char *mx_put_dec(char *p, double v, uint32_t cell);
+/*
+ * A median's decimal: m / 10^f as m << 5 | f << 1 | sign, m < 2^53, f <= 15
+ * (medians.c), the decimal cell it is the value of or the mean of two; v as
+ * mx_put_num() writes it, from that decimal where it can (mx_put_med).
+ */
+#define MX_NODEC UINT64_MAX
+char *mx_put_med(char *p, double v, uint64_t dec);
 int mx_put_jstr(FILE *fp, const char *s);
 
 /* ---- cells.c ---- */

@@ -121,12 +121,14 @@ metric_order(struct ex *x)
 		return 0;
 	free(x->byname);
 	free(x->med);
+	free(x->mdec);
 	free(x->hasmed);
 	x->medk = NULL;
 	x->byname = malloc((x->nm ? x->nm : 1) * sizeof(*x->byname));
 	x->med = malloc((x->nm ? x->nm : 1) * sizeof(*x->med));
+	x->mdec = malloc((x->nm ? x->nm : 1) * sizeof(*x->mdec));
 	x->hasmed = malloc(x->nm ? x->nm : 1);
-	if (x->byname == NULL || x->med == NULL || x->hasmed == NULL)
+	if (x->byname == NULL || x->med == NULL || x->mdec == NULL || x->hasmed == NULL)
 		return -1;
 	for (i = 0; i < x->nm; i++)
 		x->byname[i] = (uint32_t)i;
@@ -159,13 +161,14 @@ kernel_medians(struct ex *x, struct kernel *k)
 		return 0;
 	memset(x->hasmed, 0, x->nm);
 	x->medk = k;
-	if (k->pmed != NULL && k->phas != NULL) {
+	if (k->pmed != NULL && k->pdec != NULL && k->phas != NULL) {
 		memcpy(x->med, k->pmed, k->span * sizeof(*x->med));
+		memcpy(x->mdec, k->pdec, k->span * sizeof(*x->mdec));
 		memcpy(x->hasmed, k->phas, k->span);
 		k->nmed = k->pnmed;
 		return 0;
 	}
-	if (mx_medians_of(x, k, x->med, x->hasmed, &k->nmed) < 0) {
+	if (mx_medians_of(x, k, x->med, x->mdec, x->hasmed, &k->nmed) < 0) {
 		x->medk = NULL;
 		return -1;
 	}
@@ -498,6 +501,14 @@ put_num(struct wb *fp, double v)
 	fp->n = (size_t)(mx_put_num(fp->b + fp->n, v) - fp->b);
 }
 
+/* a metric's median, from its decimal where it has one */
+static void
+put_med(struct wb *fp, double v, uint64_t dec)
+{
+	wb_room(fp, 64);
+	fp->n = (size_t)(mx_put_med(fp->b + fp->n, v, dec) - fp->b);
+}
+
 static void
 put_ints(struct wb *fp, const long long *v, size_t n)
 {
@@ -582,7 +593,7 @@ put_short_map(struct ex *x, struct wb *fp, struct kernel *k, int units)
 			if (wb_metric_unit(x, fp, k, id) < 0)
 				return -1;
 		} else
-			put_num(fp, x->med[id]);
+			put_med(fp, x->med[id], x->mdec[id]);
 	}
 	wb_puts(fp, n > 0 ? "\n      }" : "}");
 	return 0;
@@ -797,7 +808,7 @@ write_map(struct ex *x, struct wb *fp, const struct kernel *k, int units, const 
 			if (wb_metric_unit(x, fp, k, id) < 0)
 				return kp_errf(err, KP_EXIT_DATA, "%s: a unit jansson refuses", path);
 		} else {
-			put_num(fp, x->med[id]);
+			put_med(fp, x->med[id], x->mdec[id]);
 		}
 	}
 	wb_puts(fp, k->nmed > 0 ? "\n      }" : "}");
