@@ -1378,7 +1378,7 @@ START_TEST(test_metrics_medians_of_cells)
 		int n = atoi(json_string_value(json_object_get(kj, "name")) + 7), m = nl[n];
 
 		for (c = 0; c < NM; c++) {
-			char name[8];
+			char name[16];
 			double want;
 
 			for (l = 0; l < m; l++)
