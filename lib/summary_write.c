@@ -48,6 +48,35 @@ key_median(const struct kernel *k, size_t i)
 	return mx_jnum(key_median_v(k, i));
 }
 
+/*
+ * A key's spread, {"min", "max"}: what json_pack("{s:o, s:o}") makes,
+ * without parsing its format and checking its keys' UTF-8 each time (a
+ * dozen keys a kernel).  NULL out of memory.
+ */
+static json_t *
+spread_json(const struct acc *a)
+{
+	json_t *o = json_object(), *min = mx_jnum(a->min), *max = mx_jnum(a->max);
+
+	if (o == NULL || min == NULL || max == NULL) {
+		json_decref(o);
+		json_decref(min);
+		json_decref(max);
+		return NULL;
+	}
+	/* a value set is the object's, set or not */
+	if (json_object_set_new_nocheck(o, "min", min) < 0) {
+		json_decref(max);
+		json_decref(o);
+		return NULL;
+	}
+	if (json_object_set_new_nocheck(o, "max", max) < 0) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
 static json_t *
 ids_json(const struct kernel *k)
 {
@@ -249,8 +278,7 @@ kernel_json(struct ex *x, struct kernel *k, int light)
 			continue;
 		if (mx_jset_key(sum, x->keyname[i], key_median(k, i)) < 0)
 			goto fail;
-		if (k->launches > 1 && mx_jset_key(spread, x->keyname[i], json_pack("{s:o, s:o}",
-		    "min", mx_jnum(a->min), "max", mx_jnum(a->max))) < 0)
+		if (k->launches > 1 && mx_jset_key(spread, x->keyname[i], spread_json(a)) < 0)
 			goto fail;
 	}
 	sampled |= k->launches > k->nsamp;
