@@ -160,6 +160,10 @@ raw_units(struct ex *x, struct kp_csv *c, char **hdr, size_t nh, size_t first,
 		    (m = mx_metric_get(x, hdr[i], cl->unit)) < 0)
 			return mx_nomem(err);
 		cl->id = (uint32_t)m;
+		/* the metric's own copy where the same: mx_kernel_metric() then
+		 * compares pointers, for every kernel of the file */
+		if (strcmp(x->m[m].unit, cl->unit) == 0)
+			cl->unit = x->m[m].unit;
 		if ((cl->key = mx_raw_source(x, hdr[i], &cl->rank, &cl->sum)) == -1)
 			return mx_nomem(err);
 		if (cl->key >= 0)
