@@ -1,5 +1,4 @@
 /* Unit tests for atomic.c, jsonl.c, yaml.c and diag.c. */
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -8,7 +7,6 @@
 
 #include <dirent.h>
 #include <signal.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -121,99 +119,6 @@ START_TEST(test_jsonl_write_compact_sorted)
 	fclose(fp);
 	ck_assert_str_eq(buf, "{\"a\":\"x\",\"b\":2,\"c\":1.5}\n");
 	json_decref(o);
-}
-END_TEST
-
-/*
- * kp_jsonl_write formats a record itself where its strings need no escape:
- * the bytes json_dumpf writes, for random records of nested objects and
- * arrays, integers, reals of every size and digit count (the exponent
- * forms, integral reals' ".0"), booleans, null, and strings with and
- * without characters to escape (those go to jansson).
- */
-static json_t *
-random_value(uint64_t *seed, int depth)
-{
-	static const char *const strs[] = { "", "plain", "void k<float, 4>(int *)", "quo\"te",
-	    "back\\slash", "tab\t", "caf\xc3\xa9", "del\x7f", "/slash" };
-	static const double reals[] = { 0.0, -0.0, 1.0, 1.5, 0.1, 1e-5, 1.25e-7, 123456789012.0,
-	    1e21, 9.87654321e15, 27.41, 0.045, 1.0 / 3, -2.5e-300, 5e-324 };
-	json_t *v, *o;
-	uint64_t r;
-	int i, n;
-	char key[16];
-
-	*seed ^= *seed << 13;
-	*seed ^= *seed >> 7;
-	*seed ^= *seed << 17;
-	r = *seed;
-	switch (depth > 2 ? r % 6 : r % 8) {
-	case 0:
-		return json_integer((json_int_t)(r >> 8) - (json_int_t)(r >> 20));
-	case 1:
-		return json_real(reals[(r >> 8) % (sizeof(reals) / sizeof(reals[0]))] *
-		    ((r >> 40) % 2 ? 1 : -1));
-	case 2:	/* a random double's bits */
-		{
-			double d;
-			uint64_t b = r * 0x9e3779b97f4a7c15ULL;
-
-			memcpy(&d, &b, sizeof(d));
-			return json_real(isfinite(d) ? d : 2.5);
-		}
-	case 3:
-		return json_string(strs[(r >> 8) % (sizeof(strs) / sizeof(strs[0]))]);
-	case 4:
-		return (r >> 8) % 2 ? json_true() : json_false();
-	case 5:
-		return json_null();
-	case 6:
-		v = json_array();
-		n = (int)((r >> 8) % 4);
-		for (i = 0; i < n; i++)
-			json_array_append_new(v, random_value(seed, depth + 1));
-		return v;
-	default:
-		o = json_object();
-		n = (int)((r >> 8) % 6);
-		for (i = 0; i < n; i++) {
-			snprintf(key, sizeof(key), "%c%d", 'a' + (int)((r >> (12 + i)) % 26), i);
-			json_object_set_new(o, key, random_value(seed, depth + 1));
-		}
-		return o;
-	}
-}
-
-START_TEST(test_jsonl_write_as_jansson)
-{
-	uint64_t seed = 0x452821e638d01377ULL;
-	struct kp_err err;
-	int i;
-
-	for (i = 0; i < 20000; i++) {
-		json_t *o = json_object(), *v;
-		char *want, *got = NULL;
-		size_t n = 0;
-		FILE *fp = open_memstream(&got, &n);
-
-		ck_assert_ptr_nonnull(fp);
-		json_object_set_new(o, "kind", json_string("kernel"));
-		json_object_set_new(o, "summary", random_value(&seed, 0));
-		if (i % 3 == 0)
-			json_object_set_new(o, "name", json_string(i % 2 ? "n\"q" : "void f<4>(int)"));
-		v = random_value(&seed, 1);
-		json_object_set_new(o, "b", v);
-		ck_assert_int_eq(kp_jsonl_write(fp, o, &err), 0);
-		fclose(fp);
-		want = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(10));
-		ck_assert_ptr_nonnull(want);
-		ck_assert_uint_eq(n, strlen(want) + 1);
-		ck_assert_msg(strncmp(got, want, strlen(want)) == 0 && got[n - 1] == '\n',
-		    "record %d: %s, jansson %s", i, got, want);
-		free(want);
-		free(got);
-		json_decref(o);
-	}
 }
 END_TEST
 
@@ -496,7 +401,6 @@ io_suite(void)
 	tcase_add_test(tc, test_mkdirs_nested);
 	tcase_add_test(tc, test_jsonl_read_records_and_errors);
 	tcase_add_test(tc, test_jsonl_write_compact_sorted);
-	tcase_add_test(tc, test_jsonl_write_as_jansson);
 	tcase_add_test(tc, test_yaml_error_names_file_and_line);
 	tcase_add_test(tc, test_yaml_not_utf8_is_refused_first);
 	tcase_add_test(tc, test_yaml_nul_byte_is_refused);
