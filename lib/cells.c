@@ -38,12 +38,9 @@ mx_cells_fit(struct launch *l, size_t m)
 double
 mx_cell_value(const struct block *b, uint32_t c)
 {
-	double v;
-
 	if (c & CELL_ESC)
 		return b->over[c & ~CELL_ESC];
-	v = (double)(c & CELL_MANT) / mx_p10[(c >> 26) & 15];
-	return c & CELL_NEG ? -v : v;
+	return mx_cell_dec(c);
 }
 
 /*
@@ -204,7 +201,19 @@ pack(struct ex *x, const struct launch *l, unsigned char **buf, size_t *cap)
 }
 
 /*
- * Keep the launch's cells (packed) or its text, and its key values, in the
+ * The bytes of l's cells in a block: as they are where x->flat (nothing to
+ * do), else packed into *buf (pack); -1 out of memory.
+ */
+static long
+cells_bytes(struct ex *x, const struct launch *l, unsigned char **buf, size_t *cap)
+{
+	if (x->flat)
+		return l->ncells > UINT32_MAX / 8 ? -1 : (long)(l->ncells * sizeof(*l->cells));
+	return pack(x, l, buf, cap);
+}
+
+/*
+ * Keep the launch's cells (packed or flat) or its text, and its key values, in the
  * kernel's sample; -1 out of memory.  A replacement reuses its slot's block
  * when it fits.
  */
@@ -219,7 +228,7 @@ mx_launch_keep(struct ex *x, struct kernel *k)
 
 	if (k->samp == NULL && (k->samp = calloc(x->keep, sizeof(*k->samp))) == NULL)
 		return -1;
-	if (l->text == NULL && (np = pack(x, l, &x->pack, &x->packcap)) < 0)
+	if (l->text == NULL && (np = cells_bytes(x, l, &x->pack, &x->packcap)) < 0)
 		return -1;
 	need = (l->nover + nkv) * sizeof(double) +
 	    (l->text != NULL ? l->ntext : (size_t)np);
@@ -245,6 +254,7 @@ mx_launch_keep(struct ex *x, struct kernel *k)
 	b->nover = (uint32_t)l->nover;
 	b->nkv = (uint32_t)nkv;
 	b->ntext = 0;
+	b->flat = l->text == NULL && x->flat;
 	if (l->nover > 0)
 		memcpy(b->over, l->over, l->nover * sizeof(double));
 	kv = b->over + l->nover;
@@ -254,7 +264,7 @@ mx_launch_keep(struct ex *x, struct kernel *k)
 		memcpy(kv + nkv, l->text, l->ntext);
 		b->ntext = (uint32_t)l->ntext;
 	} else
-		memcpy(kv + nkv, x->pack, (size_t)np);
+		memcpy(kv + nkv, b->flat ? (const void *)l->cells : x->pack, (size_t)np);
 	return 0;
 }
 
@@ -308,7 +318,7 @@ mx_block_settle(struct ex *x, struct kernel *k, size_t slot, const struct launch
 	size_t need;
 	double *kv;
 
-	if ((np = pack(x, l, pk, pkcap)) < 0)
+	if ((np = cells_bytes(x, l, pk, pkcap)) < 0)
 		return -1;
 	need = (l->nover + b->nkv) * sizeof(double) + (size_t)np;
 	if (need > UINT32_MAX / 2)
@@ -325,10 +335,11 @@ mx_block_settle(struct ex *x, struct kernel *k, size_t slot, const struct launch
 	memmove(kv, b->over + b->nover, b->nkv * sizeof(double));
 	if (l->nover > 0)
 		memcpy(nb->over, l->over, l->nover * sizeof(double));
-	memcpy(kv + nb->nkv, *pk, (size_t)np);
+	memcpy(kv + nb->nkv, x->flat ? (const void *)l->cells : *pk, (size_t)np);
 	nb->ncells = (uint32_t)l->ncells;
 	nb->nover = (uint32_t)l->nover;
 	nb->ntext = 0;
+	nb->flat = (uint16_t)x->flat;
 	if (nb != b) {
 		mx_block_free(b);
 		k->samp[slot] = nb;

@@ -309,31 +309,27 @@ mx_put_num(char *p, double v)
  * its digits are m's, written without the search's multiplications and
  * divisions.  Any other cell, or one that is not v's, goes to mx_put_num().
  */
-char *
-mx_put_dec(char *p, double v, uint32_t cell)
+/*
+ * v, written as mx_put_num() does, from the decimal m / 10^f (neg: its sign)
+ * that %.15g prints for it (m below 10^15); printf's exponent form goes to
+ * mx_put_num().
+ */
+static char *
+put_decimal(char *p, double v, unsigned long long m, unsigned f, int neg)
 {
-	unsigned long long m = cell & CELL_MANT;
-	unsigned f = (cell >> 26) & 15;
 	char d[16];
-	double a;
 	size_t nd, i;
 
-	if (cell & CELL_ESC)	/* CELL_ABSENT too */
-		return mx_put_num(p, v);
-	a = (double)m / mx_p10[f];
-	if ((cell & CELL_NEG ? -a : a) != v)
-		return mx_put_num(p, v);
 	while (f > 0 && m % 10 == 0) {
 		m /= 10;
 		f--;
 	}
 	if (f == 0)	/* an integer: -0 is "0", as (long long)-0.0 */
-		return m == 0 || !(cell & CELL_NEG) ? put_u64(p, m) :
-		    mx_put_ll(p, -(long long)m);
+		return m == 0 || !neg ? put_u64(p, m) : mx_put_ll(p, -(long long)m);
 	nd = (size_t)(put_u64(d, m) - d);
 	if ((long)nd - 1 - (long)f < -4)	/* %g's exponent form: printf's */
 		return mx_put_num(p, v);
-	if (cell & CELL_NEG)
+	if (neg)
 		*p++ = '-';
 	if (nd > f) {	/* digits, the point, f digits */
 		memcpy(p, d, nd - f);
@@ -348,6 +344,56 @@ mx_put_dec(char *p, double v, uint32_t cell)
 		*p++ = '0';
 	memcpy(p, d, nd);
 	return p + nd;
+}
+
+char *
+mx_put_dec(char *p, double v, uint32_t cell)
+{
+	unsigned long long m = cell & CELL_MANT;
+	unsigned f = (cell >> 26) & 15;
+	double a;
+
+	if (cell & CELL_ESC)	/* CELL_ABSENT too */
+		return mx_put_num(p, v);
+	a = (double)m / mx_p10[f];
+	if ((cell & CELL_NEG ? -a : a) != v)
+		return mx_put_num(p, v);
+	return put_decimal(p, v, m, f, (cell & CELL_NEG) != 0);
+}
+
+/*
+ * v as mx_put_num() writes it, where dec may be v's decimal D = m / 10^f
+ * (medians.c).  Where v is D's nearest double, as for mx_put_dec().  Where
+ * it is a neighbour of that (the mean of two decimal cells, within 1.5 ulps
+ * of D), put_real()'s search finds no decimal of 15 digits or fewer (any
+ * such would be within 2 ulps of D, and they are 4.5 ulps apart or more),
+ * and printf's "%.15g" rounds v to D: v is within 2 ulps, under half a step
+ * of 15 digits (5e-16 of v or more), so D's digits again, but for an
+ * integral D, where put_real() adds ".0" (mx_put_num() then).
+ */
+char *
+mx_put_med(char *p, double v, uint64_t dec)
+{
+	unsigned long long m = dec >> 5;
+	unsigned f = (dec >> 1) & 15;
+	double a;
+
+	if (dec == MX_NODEC || m >= 1000000000000000ULL)
+		return mx_put_num(p, v);
+	a = (double)m / mx_p10[f];	/* m < 2^53: one correctly rounded division */
+	if (dec & 1)
+		a = -a;
+	if (a != v) {
+		if (v != nextafter(a, INFINITY) && v != nextafter(a, -INFINITY))
+			return mx_put_num(p, v);
+		while (f > 0 && m % 10 == 0) {
+			m /= 10;
+			f--;
+		}
+		if (f == 0)
+			return mx_put_num(p, v);
+	}
+	return put_decimal(p, v, m, f, (int)(dec & 1));
 }
 
 /* s as a JSON string: directly when it needs no escape, else by jansson. */

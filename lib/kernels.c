@@ -90,6 +90,7 @@ mx_kernel_free(struct kernel *k)
 	free(k->unknown);
 	free(k->keys);
 	free(k->pmed);
+	free(k->pdec);
 	free(k->phas);
 	kp_idset_free(&k->ids);
 	free(k->device);
@@ -284,7 +285,7 @@ mx_kernel_metric(struct ex *x, struct kernel *k, uint32_t id, const char *unit)
 	k->nm++;
 	if (id + 1 > k->span)
 		k->span = id + 1;
-	if (strcmp(x->m[id].unit, unit) == 0)
+	if (x->m[id].unit == unit || strcmp(x->m[id].unit, unit) == 0)
 		return 0;
 	if ((nu = realloc(k->uover, (k->nuover + 1) * sizeof(*nu))) == NULL)
 		return -1;
@@ -315,6 +316,7 @@ mx_metrics_free(struct ex *x)
 	free(x->mslot);
 	free(x->byname);
 	free(x->med);
+	free(x->mdec);
 	free(x->hasmed);
 }
 

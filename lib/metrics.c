@@ -206,12 +206,12 @@ kp_extract_to_dir(const char *const *paths, size_t npaths, const char *outdir,
 		goto out;
 	/*
 	 * stdio's own buffer is a page: 300 write(2)s for the small fixture's 1.3
-	 * MB; with OUT_BUF each, a few dozen.  Freed after the files are closed.
+	 * MB; with OUT_BUF, a few dozen.  The JSONL's; the summary and
+	 * metrics_all.json are written from mx_write_files()' own buffers.
+	 * Freed after the files are closed.
 	 */
-	if ((bufs = malloc(3 * OUT_BUF)) != NULL) {
+	if ((bufs = malloc(OUT_BUF)) != NULL)
 		setvbuf(a.fp, bufs, _IOFBF, OUT_BUF);
-		setvbuf(b.fp, bufs + OUT_BUF, _IOFBF, OUT_BUF);
-	}
 	o.fp = a.fp;
 	o.profile_dir = profile_dir;
 	o.path = jpath;
@@ -219,8 +219,6 @@ kp_extract_to_dir(const char *const *paths, size_t npaths, const char *outdir,
 	if (extract(&x, paths, npaths, all_metrics, emit_file, &o, 1, err) < 0 ||
 	    kp_atomic_open(&c, spath, err) < 0)
 		goto out;
-	if (bufs != NULL)
-		setvbuf(c.fp, bufs + 2 * OUT_BUF, _IOFBF, OUT_BUF);
 	if (mx_write_files(&x, c.fp, spath, b.fp, apath, err) < 0 ||
 	    kp_atomic_commit(&b, err) < 0)
 		goto out;

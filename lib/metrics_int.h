@@ -87,6 +87,8 @@ struct uover {			/* kernel's own unit of a metric */
  * of 2,238 metrics is ~10 KB instead of ~18 KB of doubles.
  */
 #define CELL_ABSENT 0xffffffffu
+/* 10^0 .. 10^15, exact doubles (cells.c). */
+extern const double mx_p10[16];
 #define CELL_ESC 0x80000000u
 #define CELL_NEG 0x40000000u
 #define CELL_MANT 0x03ffffffu
@@ -99,7 +101,9 @@ struct uover {			/* kernel's own unit of a metric */
  * sit together in ncu's sorted columns); 1 CELL_ABSENT; 3 + 2i CELL_ESC | i;
  * 2 + 2w a decimal cell, w = its digits << 5 | digits after the point << 1 |
  * sign.  A page's launch of 566 metrics is under 1 KB packed, against 2.3 KB of
- * cells and 4.1 KB of text.
+ * cells and 4.1 KB of text.  A small file's blocks (x->flat, block.flat) keep
+ * the cells as they are: there the pack and its reading back cost more than
+ * the memory they save (MX_BUDGET counts four bytes a cell either way).
  */
 struct mx_cursor {
 	const unsigned char *p;
@@ -128,13 +132,23 @@ mx_cell_next(struct mx_cursor *cur, const uint32_t *ref, size_t j)
 	return (uint32_t)((w & 1) << 30 | ((w >> 1) & 15) << 26 | (w >> 5));
 }
 
+/* A decimal cell's value (not CELL_ESC nor CELL_ABSENT): one exact division. */
+static inline double
+mx_cell_dec(uint32_t c)
+{
+	double v = (double)(c & CELL_MANT) / mx_p10[(c >> 26) & 15];
+
+	return c & CELL_NEG ? -v : v;
+}
+
 struct block {			/* one kept launch */
 	uint32_t cap;		/* bytes after the header */
 	uint32_t ncells, nover;
 	uint32_t nkv;		/* summary key values (NAN: absent) */
 	uint32_t ntext;		/* > 0: the launch's metric fields as text instead of its cells
 				 * (rawpage.c parses it at the end of the file) */
-	uint32_t heap;		/* from malloc, else a piece of x->arena */
+	uint16_t heap;		/* from malloc, else a piece of x->arena */
+	uint16_t flat;		/* the cells as they are (uint32_t), not packed (x->flat) */
 	double over[];		/* nover doubles, nkv key values, then the text or
 				 * the packed cells */
 };
@@ -169,6 +183,7 @@ struct kernel {
 	int jstate;		/* 0 not yet, 1 jname set, -1 jansson refuses the name */
 	size_t nmed;		/* metrics with a median (kernel_medians) */
 	double *pmed;		/* its medians computed ahead (medians.c), or NULL */
+	uint64_t *pdec;		/* their decimals (mx_put_med) */
 	unsigned char *phas;
 	size_t pnmed;
 	int pside;		/* the thread that computes them */
@@ -240,6 +255,7 @@ struct ex {
 	uint32_t *byname;	/* metric ids in name order (mx_metric_order) */
 	size_t nbyname;
 	double *med;		/* kernel_medians(): one kernel's, by id */
+	uint64_t *mdec;		/* each one's decimal, MX_NODEC where none (mx_put_med) */
 	unsigned char *hasmed;
 	struct kernel *medk;	/* the kernel med holds */
 	char **keyname;		/* key id -> name ("stalls.<reason>" for stalls) */
@@ -261,6 +277,7 @@ struct ex {
 	struct launch l;
 	size_t file_launches;
 	int big_file;		/* MX_BIG_FILE bytes or more: fill launches may wait as text */
+	int flat;		/* a regular file under MX_BIG_FILE: kept cells not packed */
 	/* metrics_extracted.jsonl written here without jansson (jsonl_launch) */
 	FILE *jfp;
 	const char *jfpath;
@@ -283,8 +300,6 @@ struct fixed {
 	long id, name, block, grid, cc, device;
 };
 
-/* 10^0 .. 10^15, exact doubles (cells.c). */
-extern const double mx_p10[16];
 
 /* ---- sample.c ---- */
 /* The reservoir steps the accumulators and the launch sample (cells.c) share:
@@ -295,8 +310,8 @@ double mx_unit(uint64_t *rng);
 void mx_skip(uint64_t *rng, uint64_t *next, double w);
 void mx_acc_add(struct acc *a, double x);
 double mx_median(double *v, size_t n);
-int mx_medians_of(const struct ex *x, const struct kernel *k, double *med, unsigned char *has,
-    size_t *nmed);
+int mx_medians_of(const struct ex *x, const struct kernel *k, double *med, uint64_t *dec,
+    unsigned char *has, size_t *nmed);
 void mx_medians_ahead(struct ex *x);
 
 /* ---- jsonw.c ---- */
@@ -313,6 +328,13 @@ char *mx_put_str(char *p, const char *s);
 char *mx_put_ll(char *p, long long v);
 char *mx_put_num(char *p, double v);
 char *mx_put_dec(char *p, double v, uint32_t cell);
+/*
+ * A median's decimal: m / 10^f as m << 5 | f << 1 | sign, m < 2^53, f <= 15
+ * (medians.c), the decimal cell it is the value of or the mean of two; v as
+ * mx_put_num() writes it, from that decimal where it can (mx_put_med).
+ */
+#define MX_NODEC UINT64_MAX
+char *mx_put_med(char *p, double v, uint64_t dec);
 int mx_put_jstr(FILE *fp, const char *s);
 
 /* ---- cells.c ---- */
@@ -342,6 +364,12 @@ static inline const unsigned char *
 mx_block_cells(const struct block *b)
 {
 	return (const unsigned char *)(b->over + b->nover + b->nkv);
+}
+/* A flat block's cells (b->flat): ncells of them. */
+static inline const uint32_t *
+mx_block_flat(const struct block *b)
+{
+	return (const uint32_t *)(const void *)(b->over + b->nover + b->nkv);
 }
 void mx_block_free(struct block *b);
 int mx_launch_sampled(struct ex *x, struct kernel *k);

@@ -160,6 +160,10 @@ raw_units(struct ex *x, struct kp_csv *c, char **hdr, size_t nh, size_t first,
 		    (m = mx_metric_get(x, hdr[i], cl->unit)) < 0)
 			return mx_nomem(err);
 		cl->id = (uint32_t)m;
+		/* the metric's own copy where the same: mx_kernel_metric() then
+		 * compares pointers, for every kernel of the file */
+		if (strcmp(x->m[m].unit, cl->unit) == 0)
+			cl->unit = x->m[m].unit;
 		if ((cl->key = mx_raw_source(x, hdr[i], &cl->rank, &cl->sum)) == -1)
 			return mx_nomem(err);
 		if (cl->key >= 0)
@@ -404,7 +408,7 @@ settle(struct ex *x, size_t first, struct kp_err *err)
 	mx_launch_reset(x);
 	if (settle_one(x, &x->l, &x->pack, &x->packcap, list[0].k, list[0].s, first, err) < 0)
 		r = -1;
-	else if (n < SETTLE_PAR || x->ref == NULL || x->tref.n != x->ncols ||
+	else if (n < SETTLE_PAR || (x->ref == NULL && !x->flat) || x->tref.n != x->ncols ||
 	    sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		r = settle_list(x, &x->l, &x->pack, &x->packcap, first, list, n, 1, 1, err);
 	else {
@@ -431,6 +435,45 @@ settle(struct ex *x, size_t first, struct kp_err *err)
 	free(list);
 	mx_launch_reset(x);
 	return r;
+}
+
+/*
+ * The cells of a kept launch read against x->tref (made already), without
+ * --all-metrics: raw_row()'s loop less its branches for the other cases,
+ * most launches of a small file (every one of them is kept).  -1 out of
+ * memory.
+ */
+static int
+kept_cells(struct ex *x, const struct kp_field *fields, size_t first, size_t nf)
+{
+	const struct tref *tr = &x->tref;
+	const struct col *cols = x->cols;
+	uint32_t *cells = x->l.cells;
+	size_t i;
+
+	for (i = first; i < nf; i++) {
+		const struct kp_field *f = &fields[i];
+		const struct col *cl = &cols[i];
+		uint32_t cell;
+		double v;
+		int r;
+
+		if (cl->key >= 0) {	/* its value is wanted: parsed every time */
+			if ((r = mx_cell_parse(&x->l, f->s, f->len, cl->scale, &cell, &v)) > 0) {
+				cells[cl->id] = cell;
+				mx_launch_put(x, cl->key, cl->rank, cl->sum, v, cell);
+			} else if (r < 0)
+				return -1;
+			continue;
+		}
+		if ((r = tref_get(tr, &x->l, i, f->s, f->len, &cell)) == 0)
+			r = mx_cell_parse(&x->l, f->s, f->len, cl->scale, &cell, NULL);
+		if (r == 1)
+			cells[cl->id] = cell;
+		else if (r < 0)
+			return -1;
+	}
+	return 0;
 }
 
 static int
@@ -494,6 +537,11 @@ raw_row(struct ex *x, struct kp_csv *c, const struct fixed *fx, char **hdr, size
 	cells = x->l.keep ? x->l.cells : NULL;
 	all = x->l.all != NULL;
 	tr = cells != NULL && !all && x->tref.n == nf ? &x->tref : NULL;
+	if (tr != NULL) {
+		if (kept_cells(x, fields, first, nf) < 0)
+			return mx_nomem(err);
+		return mx_launch_end(x, err);
+	}
 	take = cells != NULL && !all && x->tref.n == 0;
 	if (take) {		/* this launch becomes x->tref */
 		size_t bytes = 0;

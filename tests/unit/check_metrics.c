@@ -827,6 +827,16 @@ START_TEST(test_metrics_cells_keep_every_number_form)
 }
 END_TEST
 
+/* path read as standard input ("-"): a pipe's launches are packed (cells.c) */
+static json_t *
+extract_stdin(const char *path, int all, struct kp_err *err)
+{
+	const char *dash[1] = { "-" };
+
+	ck_assert_ptr_nonnull(freopen(path, "r", stdin));
+	return kp_extract_files(dash, 1, all, NULL, err);
+}
+
 /*
  * Many kernels whose kept records pass MX_TEXT: most launches are parsed and
  * packed as they are read, against the first packed launch (the reference),
@@ -851,7 +861,6 @@ START_TEST(test_metrics_packed_cells_many_kernels)
 	char path[] = "/tmp/check_metrics.XXXXXX";
 	int fd = mkstemp(path), i, j, c, n;
 	FILE *fp = fdopen(fd, "w");
-	const char *paths[1] = { path };
 	json_t *s, *ks;
 	double x;
 
@@ -873,7 +882,8 @@ START_TEST(test_metrics_packed_cells_many_kernels)
 			fprintf(fp, ",\"%d\",\"%d.5\"\n", i, i % 7);
 		}
 	fclose(fp);
-	s = kp_extract_files(paths, 1, 0, NULL, &err);
+	/* a pipe: packed (a small file's cells stay flat, test_metrics_flat_as_packed) */
+	s = extract_stdin(path, 0, &err);
 	unlink(path);
 	ck_assert_msg(s != NULL, "%s", err.msg);
 	ks = json_object_get(s, "kernels");
@@ -1004,6 +1014,94 @@ START_TEST(test_metrics_settled_as_parsed)
 			    json_number_value(v), json_number_value(w));
 		}
 	}
+	json_decref(a);
+	json_decref(b);
+}
+END_TEST
+
+/*
+ * A small regular file's kept cells stay flat (x->flat), a pipe's are packed
+ * against the reference launch: both give every kernel's every median, for
+ * cells of every form (decimals, doubles of their own, absent, scaled, the
+ * reference's runs), kernels kept whole and one sampled (its replacements
+ * settled from text), and the medians of kernels computed ahead on two
+ * threads as of one.
+ */
+START_TEST(test_metrics_flat_as_packed)
+{
+	enum { NK = 6, NM = 30 };
+	struct kp_err err;
+	char path[] = "/tmp/check_metrics.XXXXXX";
+	int fd = mkstemp(path), i, c;
+	FILE *fp = fdopen(fd, "w");
+	const char *paths[1] = { path };
+	json_t *a, *b, *ka, *kb;
+	size_t k;
+
+	ck_assert_ptr_nonnull(fp);
+	fputs("\"ID\",\"Process ID\",\"Kernel Name\",\"CC\",\"gpu__time_duration.sum\"", fp);
+	for (c = 0; c < NM; c++)
+		fprintf(fp, ",\"m%02d\"", c);
+	fputs("\n\"\",\"\",\"\",\"\",\"usecond\"", fp);
+	for (c = 0; c < NM; c++)
+		fputs(c % 6 == 1 ? ",\"Kbyte\"" : ",\"\"", fp);
+	fputs("\n", fp);
+	/* kernel 0 has 400 launches (sampled), the others 20 to 70 */
+	for (i = 0; i < 800; i++) {
+		unsigned h = (unsigned)i * 2654435761u;
+		int kn = i % 2 == 0 ? 0 : 1 + (int)(h % 97) % (NK - 1);
+
+		fprintf(fp, "\"%d\",\"1\",\"kernel_%d\",\"9.0\",\"%u.%03u\"", i, kn, h % 97,
+		    h % 1000);
+		for (c = 0; c < NM; c++) {
+			unsigned v = (h >> (c % 16)) ^ (unsigned)c * 40503u;
+
+			if (c % 8 == 0)	/* the same in every launch */
+				fprintf(fp, ",\"%d\"", c);
+			else if (c % 8 == 2)	/* the same in every launch of a kernel */
+				fprintf(fp, ",\"%d.5\"", kn + c);
+			else if (c % 8 == 3)	/* past a cell's mantissa: a double */
+				fprintf(fp, ",\"%u%06u\"", v % 1000 + 1, v % 999983);
+			else if (c % 8 == 4)	/* absent in some launches */
+				fputs(v % 3 == 0 ? ",\"n/a\"" : v % 3 == 1 ? ",\"-\"" : ",\"12\"", fp);
+			else if (c % 8 == 5)
+				fprintf(fp, ",\"-%u.%02u\"", v % 5000, v % 100);
+			else if (c % 8 == 6)	/* a few values, often the reference's */
+				fprintf(fp, ",\"%u\"", v % 3);
+			else
+				fprintf(fp, ",\"%u\"", v % 100000);
+		}
+		fputs("\n", fp);
+	}
+	fclose(fp);
+	a = kp_extract_files(paths, 1, 0, NULL, &err);
+	ck_assert_msg(a != NULL, "%s", err.msg);
+	b = extract_stdin(path, 0, &err);
+	unlink(path);
+	ck_assert_msg(b != NULL, "%s", err.msg);
+	ka = json_object_get(a, "kernels");
+	kb = json_object_get(b, "kernels");
+	ck_assert_uint_eq(json_array_size(ka), NK);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(ka, 0), "median")),
+	    "sampled");
+	for (k = 0; k < NK; k++) {
+		json_t *ma = json_object_get(json_array_get(ka, k), "metrics"),
+		    *mb = json_object_get(json_array_get(kb, k), "metrics");
+		const char *name;
+		json_t *v;
+
+		ck_assert_uint_ge(json_object_size(ma), NM);
+		ck_assert_uint_eq(json_object_size(ma), json_object_size(mb));
+		json_object_foreach(ma, name, v) {
+			json_t *w = json_object_get(mb, name);
+
+			ck_assert_msg(w != NULL, "kernel %zu: %s only in one", k, name);
+			ck_assert_msg(json_number_value(v) == json_number_value(w),
+			    "kernel %zu %s: %.17g flat, %.17g packed", k, name,
+			    json_number_value(v), json_number_value(w));
+		}
+	}
+	ck_assert(json_equal(ka, kb));
 	json_decref(a);
 	json_decref(b);
 }
@@ -1216,6 +1314,143 @@ START_TEST(test_metrics_put_dec_as_put_num)
 END_TEST
 
 /*
+ * Every metric's median is the middle value or the mean of the two middle
+ * ones, computed here from strtod: for columns of one form (found among
+ * the cells by medians.c), mixed forms, signs, doubles of their own and one
+ * value, odd and even counts of kept launches, small and large files.
+ */
+START_TEST(test_metrics_medians_of_cells)
+{
+	enum { NK = 5, NM = 6, NL = 64 };
+	static const int nl[NK] = { 1, 7, 8, 13, NL };
+	static char val[NK][NL][NM][40];
+	struct kp_err err;
+	char path[] = "/tmp/check_metrics.XXXXXX";
+	int fd = mkstemp(path), k, l, c;
+	FILE *fp = fdopen(fd, "w");
+	const char *paths[1] = { path };
+	uint64_t seed = 0xa4093822299f31d0ULL;
+	json_t *s, *ks;
+	double v[NL], x;
+
+	ck_assert_ptr_nonnull(fp);
+	fputs("\"ID\",\"Process ID\",\"Kernel Name\",\"CC\"", fp);
+	for (c = 0; c < NM; c++)
+		fprintf(fp, ",\"m%d\"", c);
+	fputs("\n\"\",\"\",\"\",\"\"", fp);
+	for (c = 0; c < NM; c++)
+		fputs(",\"\"", fp);
+	fputs("\n", fp);
+	for (k = 0; k < NK; k++)
+		for (l = 0; l < nl[k]; l++) {
+			fprintf(fp, "\"%d\",\"1\",\"kernel_%d\",\"9.0\"", k * NL + l, k);
+			for (c = 0; c < NM; c++) {
+				char *b = val[k][l][c];
+
+				seed ^= seed << 13;
+				seed ^= seed >> 7;
+				seed ^= seed << 17;
+				if (c == 0)	/* one form: two digits after the point */
+					snprintf(b, 40, "%u.%02u", (unsigned)(seed % 50), (unsigned)(seed >> 20) % 100);
+				else if (c == 1)	/* integers, some repeated */
+					snprintf(b, 40, "%u", (unsigned)(seed % 9));
+				else if (c == 2)	/* mixed forms */
+					snprintf(b, 40, seed % 2 ? "%u.5" : "%u.25", (unsigned)(seed >> 8) % 7);
+				else if (c == 3)	/* signs */
+					snprintf(b, 40, "%s%u.%u", seed % 3 ? "-" : "", (unsigned)(seed >> 8) % 9,
+					    (unsigned)(seed >> 16) % 10);
+				else if (c == 4)	/* wider than a cell: doubles */
+					snprintf(b, 40, "%u%09u", (unsigned)(seed % 7) + 1, (unsigned)(seed >> 30) % 1000);
+				else	/* 14 digits after the point: the mean's has 15 */
+					snprintf(b, 40, "0.%014u", (unsigned)(seed % 3) * 7);
+				fprintf(fp, ",\"%s\"", b);
+			}
+			fputs("\n", fp);
+		}
+	fclose(fp);
+	s = kp_extract_files(paths, 1, 0, NULL, &err);
+	unlink(path);
+	ck_assert_msg(s != NULL, "%s", err.msg);
+	ks = json_object_get(s, "kernels");
+	ck_assert_uint_eq(json_array_size(ks), NK);
+	for (k = 0; k < NK; k++) {
+		json_t *kj = json_array_get(ks, (size_t)k);
+		int n = atoi(json_string_value(json_object_get(kj, "name")) + 7), m = nl[n];
+
+		for (c = 0; c < NM; c++) {
+			char name[16];
+			double want;
+
+			for (l = 0; l < m; l++)
+				v[l] = strtod(val[n][l][c], NULL);
+			want = tmedian(v, m);
+			snprintf(name, sizeof(name), "m%d", c);
+			ck_assert_int_eq(kp_summary_value(kj, name, &x), 0);
+			ck_assert_msg(x == want, "kernel %d %s: %.17g, expected %.17g", n, name, x, want);
+		}
+	}
+	json_decref(s);
+}
+END_TEST
+
+/*
+ * mx_put_med writes what mx_put_num writes for a median given with its
+ * decimal (medians.c): a decimal cell's value, the mean of two decimal
+ * cells of one form (most are no double's nearest, where put_real() ends
+ * in printf), and decimals that are not the value's.
+ */
+START_TEST(test_metrics_put_med_as_put_num)
+{
+	uint64_t seed = 0x13198a2e03707344ULL, dec;
+	char got[128], want[128], *e;
+	size_t i;
+
+	for (i = 0; i < 300000; i++) {
+		uint32_t a, b, f, neg;
+		double v;
+
+		seed ^= seed << 13;
+		seed ^= seed >> 7;
+		seed ^= seed << 17;
+		a = (uint32_t)(seed % ((uint64_t)CELL_MANT + 1));
+		b = (uint32_t)((seed >> 26) % ((uint64_t)CELL_MANT + 1));
+		if ((seed >> 40) % 4 == 0) {	/* few digits, near each other */
+			a = (uint32_t)((seed >> 20) % 10000);
+			b = a + (uint32_t)((seed >> 52) % 3);
+		}
+		f = (uint32_t)((seed >> 32) % 16);
+		neg = (uint32_t)((seed >> 63) & 1);
+		if ((seed >> 36) % 2 == 0) {	/* one cell's value */
+			v = mx_cell_dec(neg << 30 | f << 26 | a);
+			dec = (uint64_t)a << 5 | (uint64_t)f << 1 | neg;
+		} else {	/* the mean of two, as cells_median() makes it */
+			if (f == 15)
+				f = 14;
+			v = (mx_cell_dec(f << 26 | a) + mx_cell_dec(f << 26 | b)) / 2;
+			dec = (uint64_t)5 * ((uint64_t)a + b) << 5 | (uint64_t)(f + 1) << 1;
+		}
+		switch ((seed >> 44) % 8) {
+		case 0:	/* not the value's */
+			v += 0.25;
+			break;
+		case 1:
+			v = nextafter(nextafter(v, INFINITY), INFINITY);
+			break;
+		case 2:
+			dec = MX_NODEC;
+			break;
+		}
+		e = mx_put_med(got, v, dec);
+		*e = '\0';
+		e = mx_put_num(want, v);
+		*e = '\0';
+		ck_assert_msg(strcmp(got, want) == 0, "decimal %llx %.17g: %s, mx_put_num %s",
+		    (unsigned long long)dec, v, got, want);
+	}
+}
+END_TEST
+
+/*
  * mx_put_num and mx_put_ll write what jansson writes for mx_jnum(v) at
  * precision 15: every digit count of integers and of r / 10^k (the pairs
  * and the single leading digit, the point moved into the digits or after
@@ -1309,8 +1544,11 @@ metrics_suite(void)
 	tcase_add_test(tc, test_metrics_jsonl_number_forms_as_jansson);
 	tcase_add_test(tc, test_metrics_put_num_as_jansson);
 	tcase_add_test(tc, test_metrics_put_dec_as_put_num);
+	tcase_add_test(tc, test_metrics_put_med_as_put_num);
+	tcase_add_test(tc, test_metrics_medians_of_cells);
 	tcase_add_test(tc, test_metrics_text_room);
 	tcase_add_test(tc, test_metrics_settled_as_parsed);
+	tcase_add_test(tc, test_metrics_flat_as_packed);
 	suite_add_tcase(s, tc);
 	return s;
 }
