@@ -300,6 +300,8 @@ kp_rules_derive_more(struct ctx *c, const char *name, double *out, int *rc)
 			*out = a > 0 && b > 0, *rc = 0;
 	} else if (strcmp(name, "src.threads_per_inst") == 0) {
 		*rc = src_num(c, "threads_per_inst", out);
+	} else if (strcmp(name, "src.divergent_branches") == 0) {
+		*rc = src_num(c, "divergent_branches", out);
 	} else if (strcmp(name, "src.shared_excess") == 0) {
 		*rc = src_ratio(c, "shared_wavefronts", "shared_wavefronts_ideal", out);
 	} else if (strcmp(name, "src.sector_excess") == 0) {
