@@ -372,7 +372,7 @@ static int
 eval_rule(struct ctx *c, const struct kp_rule *r, struct fired *f, const char **missing)
 {
 	double v, ex = 0;
-	size_t i, nheld = 0;
+	size_t i, nheld = 0, nallheld;
 	int anyheld = 0, anymissing = 0, anymeasured = 0;
 	const char *miss = NULL;
 
@@ -397,6 +397,7 @@ eval_rule(struct ctx *c, const struct kp_rule *r, struct fired *f, const char **
 		ex += excess(&r->all[i], v);
 		nheld++;
 	}
+	nallheld = nheld;
 	for (i = 0; i < r->nany; i++) {
 		if (kp_rules_value(c, r->any[i].metric, &v) == -1) {
 			if (!anymissing && miss == NULL)
@@ -415,7 +416,7 @@ eval_rule(struct ctx *c, const struct kp_rule *r, struct fired *f, const char **
 			anyheld = 1;
 		}
 	}
-	if (nheld < r->nall || (r->nany > 0 && !anyheld && !anymeasured)) {
+	if (nallheld < r->nall || (r->nany > 0 && !anyheld && !anymeasured)) {
 		/* An all-condition, or every any-condition that could hold, is missing. */
 		fired_free(f);
 		*missing = miss;

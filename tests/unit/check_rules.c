@@ -599,6 +599,32 @@ START_TEST(test_rules_unless_rules_out)
 }
 END_TEST
 
+/*
+ * Every all-condition must be measured: one that is absent leaves the rule
+ * not evaluated even when an any-condition holds (the count of the held
+ * any-conditions once stood in for a missing all-condition's).
+ */
+START_TEST(test_rules_missing_all_condition_with_any_held)
+{
+	static const char rules[] = HEAD "  - id: memory_latency_bound\n    severity: high\n"
+	    "    weight: 7\n    when:\n      all:\n        - {metric: ipc, op: \"<\", value: 2}\n"
+	    "      any:\n        - {metric: grid_size, op: \">=\", value: 10}\n"
+	    "    evidence: x\n    next_actions: []\n";
+	json_t *d, *ne;
+
+	d = decide_with(rules, "{\"name\": \"k\", \"summary\": {\"grid_size\": 64}}");
+	ck_assert(json_is_null(json_object_get(d, "primary")));
+	ne = json_object_get(d, "not_evaluated");
+	ck_assert_uint_eq(json_array_size(ne), 1);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(ne, 0), "reason")),
+	    "missing ipc");
+	json_decref(d);
+	d = decide_with(rules, "{\"name\": \"k\", \"summary\": {\"grid_size\": 64, \"ipc\": 1}}");
+	ck_assert_str_eq(json_string_value(json_object_get(d, "primary")), "memory_latency_bound");
+	json_decref(d);
+}
+END_TEST
+
 #define SHIPPED KP_FIXTURES "/../../references/rules/bottleneck_rules.yaml"
 
 static void
@@ -848,6 +874,7 @@ rules_suite(void)
 	tcase_add_test(tc, test_edited_rules_file_is_parsed);
 	tcase_add_test(tc, test_rules_conditional_next_actions);
 	tcase_add_test(tc, test_rules_unless_rules_out);
+	tcase_add_test(tc, test_rules_missing_all_condition_with_any_held);
 	suite_add_tcase(s, tc);
 	return s;
 }
