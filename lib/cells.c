@@ -131,14 +131,11 @@ mx_block_free(struct block *b)
 static uint64_t
 cell_code(uint32_t c)
 {
-	uint64_t w;
-
 	if (c == CELL_ABSENT)
 		return 1;
 	if (c & CELL_ESC)
 		return 3 + 2 * (uint64_t)(c & ~CELL_ESC);
-	w = (uint64_t)(c & CELL_MANT) << 5 | (uint64_t)((c >> 26) & 15) << 1 | (c >> 30 & 1);
-	return 2 + 2 * w;
+	return 2 + 2 * mx_cell_word(c);
 }
 
 /* The first launch packed is the reference of all (its decimal cells). */

@@ -28,47 +28,8 @@ gather(const struct block *b, uint32_t c, uint32_t *u, double *v, size_t i)
 		v[i] = b->over[c & ~CELL_ESC];
 }
 
-/* u's k-th smallest, u reordered (as sample.c's select_k does doubles) */
-static uint32_t
-select_u(uint32_t *u, size_t n, size_t k)
-{
-	size_t lo = 0, hi = n - 1;
-
-	while (lo < hi) {
-		uint32_t p = u[lo + (hi - lo) / 2], t;
-		size_t i = lo, j = hi;
-
-		while (i <= j) {
-			while (u[i] < p)
-				i++;
-			while (u[j] > p)
-				j--;
-			if (i <= j) {
-				t = u[i];
-				u[i] = u[j];
-				u[j] = t;
-				i++;
-				if (j == 0)
-					break;
-				j--;
-			}
-		}
-		if (k <= j)
-			hi = j;
-		else if (k >= i)
-			lo = i;
-		else
-			return u[k];
-	}
-	return u[k];
-}
-
-/* A decimal cell as a median's decimal (MX_NODEC's form, mx_put_med). */
-static uint64_t
-cell_decimal(uint32_t c)
-{
-	return (uint64_t)(c & CELL_MANT) << 5 | (uint64_t)((c >> 26) & 15) << 1 | (c >> 30 & 1);
-}
+/* u's k-th smallest, u reordered */
+MX_SELECT_K(select_u, uint32_t)
 
 /*
  * The median of n cells u (their doubles in v, of n slots), its decimal in
@@ -90,7 +51,7 @@ cells_median(uint32_t *u, double *v, size_t n, uint64_t *dec)
 	for (i = 1; i < n && u[i] == u[0]; i++)
 		;
 	if (i == n && !(u[0] & CELL_ESC)) {
-		*dec = cell_decimal(u[0]);
+		*dec = mx_cell_word(u[0]);
 		return mx_cell_dec(u[0]);
 	}
 	if (!(form & (CELL_ESC | CELL_NEG))) {
@@ -99,7 +60,7 @@ cells_median(uint32_t *u, double *v, size_t n, uint64_t *dec)
 		if (i == n) {
 			hi = select_u(u, n, n / 2);
 			if (n % 2) {
-				*dec = cell_decimal(hi);
+				*dec = mx_cell_word(hi);
 				return mx_cell_dec(hi);
 			}
 			lo = u[0];	/* the largest of the lower half */

@@ -132,6 +132,57 @@ mx_cell_next(struct mx_cursor *cur, const uint32_t *ref, size_t j)
 	return (uint32_t)((w & 1) << 30 | ((w >> 1) & 15) << 26 | (w >> 5));
 }
 
+/*
+ * A decimal cell (not CELL_ESC nor CELL_ABSENT) as one word: its mantissa
+ * << 5 | its digits after the point << 1 | its sign.  cells.c's packed codes
+ * carry it (mx_cell_next undoes it) and a median's decimal has its form.
+ */
+static inline uint64_t
+mx_cell_word(uint32_t c)
+{
+	return (uint64_t)(c & CELL_MANT) << 5 | (uint64_t)((c >> 26) & 15) << 1 | (c >> 30 & 1);
+}
+
+/*
+ * static T NAME(T *v, size_t n, size_t k): the k-th smallest of v[0..n)
+ * (quickselect, reorders v), for the medians of doubles (sample.c) and of
+ * cells of one form (medians.c).
+ */
+#define MX_SELECT_K(NAME, T)						\
+static T								\
+NAME(T *v, size_t n, size_t k)						\
+{									\
+	size_t lo = 0, hi = n - 1;					\
+									\
+	while (lo < hi) {						\
+		T p = v[lo + (hi - lo) / 2], t;				\
+		size_t i = lo, j = hi;					\
+									\
+		while (i <= j) {					\
+			while (v[i] < p)				\
+				i++;					\
+			while (v[j] > p)				\
+				j--;					\
+			if (i <= j) {					\
+				t = v[i];				\
+				v[i] = v[j];				\
+				v[j] = t;				\
+				i++;					\
+				if (j == 0)				\
+					break;				\
+				j--;					\
+			}						\
+		}							\
+		if (k <= j)						\
+			hi = j;						\
+		else if (k >= i)					\
+			lo = i;						\
+		else							\
+			return v[k];					\
+	}								\
+	return v[k];							\
+}
+
 /* A decimal cell's value (not CELL_ESC nor CELL_ABSENT): one exact division. */
 static inline double
 mx_cell_dec(uint32_t c)

@@ -50,47 +50,8 @@ mx_acc_add(struct acc *a, double x)
 	a->sum += x;
 }
 
-static void
-swapd(double *a, double *b)
-{
-	double t = *a;
-
-	*a = *b;
-	*b = t;
-}
-
 /* The k-th smallest of v[0..n) (quickselect, reorders v). */
-static double
-select_k(double *v, size_t n, size_t k)
-{
-	size_t lo = 0, hi = n - 1;
-
-	while (lo < hi) {
-		double p = v[lo + (hi - lo) / 2];
-		size_t i = lo, j = hi;
-
-		while (i <= j) {
-			while (v[i] < p)
-				i++;
-			while (v[j] > p)
-				j--;
-			if (i <= j) {
-				swapd(&v[i], &v[j]);
-				i++;
-				if (j == 0)
-					break;
-				j--;
-			}
-		}
-		if (k <= j)
-			hi = j;
-		else if (k >= i)
-			lo = i;
-		else
-			return v[k];
-	}
-	return v[k];
-}
+MX_SELECT_K(select_k, double)
 
 double
 mx_median(double *v, size_t n)
