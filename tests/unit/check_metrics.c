@@ -1278,9 +1278,7 @@ START_TEST(test_metrics_put_dec_as_put_num)
 		uint32_t m, f, neg, cell;
 		double v;
 
-		seed ^= seed << 13;
-		seed ^= seed >> 7;
-		seed ^= seed << 17;
+		mx_rand(&seed);
 		m = (uint32_t)(seed % ((uint64_t)CELL_MANT + 1));
 		if ((seed >> 40) % 4 == 0)	/* few digits, trailing zeros */
 			m = (uint32_t)((seed >> 20) % 1000) * (uint32_t)pow(10, (double)((seed >> 50) % 5));
@@ -1347,9 +1345,7 @@ START_TEST(test_metrics_medians_of_cells)
 			for (c = 0; c < NM; c++) {
 				char *b = val[k][l][c];
 
-				seed ^= seed << 13;
-				seed ^= seed >> 7;
-				seed ^= seed << 17;
+				mx_rand(&seed);
 				if (c == 0)	/* one form: two digits after the point */
 					snprintf(b, 40, "%u.%02u", (unsigned)(seed % 50), (unsigned)(seed >> 20) % 100);
 				else if (c == 1)	/* integers, some repeated */
@@ -1409,9 +1405,7 @@ START_TEST(test_metrics_put_med_as_put_num)
 		uint32_t a, b, f, neg;
 		double v;
 
-		seed ^= seed << 13;
-		seed ^= seed >> 7;
-		seed ^= seed << 17;
+		mx_rand(&seed);
 		a = (uint32_t)(seed % ((uint64_t)CELL_MANT + 1));
 		b = (uint32_t)((seed >> 26) % ((uint64_t)CELL_MANT + 1));
 		if ((seed >> 40) % 4 == 0) {	/* few digits, near each other */
@@ -1477,9 +1471,7 @@ START_TEST(test_metrics_put_num_as_jansson)
 			unsigned long long r;
 			int k, nd;
 
-			seed ^= seed << 13;
-			seed ^= seed >> 7;
-			seed ^= seed << 17;
+			mx_rand(&seed);
 			nd = 1 + (int)(seed % 17);	/* digits of r */
 			k = (int)((seed >> 8) % 19);	/* digits after the point */
 			r = (seed >> 16) % (unsigned long long)pow(10, nd);
