@@ -211,7 +211,7 @@ put_measured_table(struct rep *r)
 void
 rep_sec_classification(struct rep *r)
 {
-	json_t *f, *ne;
+	json_t *f, *ne, *ruled = json_object_get(r->decision, "ruled_out");
 	size_t i;
 	const char *sp;
 
@@ -247,8 +247,7 @@ rep_sec_classification(struct rep *r)
 	    "findings"), 0), "estimated_gain_pct")))
 		fprintf(r->fp, "\nA gain is an upper bound: the share of the kernel's time the"
 		    " unit, stall, lanes, sectors or SMs it names account for.\n");
-	ne = json_object_get(r->decision, "ruled_out");
-	json_array_foreach(ne, i, f) {
+	json_array_foreach(ruled, i, f) {
 		fprintf(r->fp, "%s**%s** is ruled out: ", i ? "" : "\n", str_or(f, "class", "?"));
 		rep_put_cell(r->fp, str_or(f, "reason", "?"));
 		fprintf(r->fp, ".\n");
