@@ -83,18 +83,26 @@ first(struct ctx *c, const char *const *m, size_t n, double *out)
  */
 static const char tensor_mma_m[] =
     "sm__pipe_tensor_type_hmma_hgmma_qgmma_imma_igmma_bmma_bgmma_cycles_active.avg.pct_of_peak_sustained_elapsed";
+/* FP64 matrix instructions (DMMA: cuBLAS's DGEMM on sm_80 and sm_90) are
+ * matrix math too, counted apart from the figure above. */
+static const char tensor_dmma_m[] =
+    "sm__pipe_tensor_op_dmma_cycles_active.avg.pct_of_peak_sustained_elapsed";
 static const char tensor_all_m[] = "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed";
 
 static int
 pipe_pct(struct ctx *c, const struct pipe *p, double *out)
 {
-	double mma, all;
+	double mma, dmma, all;
 
 	if (first(c, p->m, 3, out) < 0)
 		return -1;
 	if (strcmp(p->id, "tensor") == 0 && kp_rules_raw(c, tensor_mma_m, &mma) == 0 &&
-	    kp_rules_raw(c, tensor_all_m, &all) == 0 && all > 0 && mma >= 0 && mma < all)
-		*out *= mma / all;
+	    kp_rules_raw(c, tensor_all_m, &all) == 0) {
+		if (kp_rules_raw(c, tensor_dmma_m, &dmma) == 0 && dmma > 0)
+			mma += dmma;
+		if (all > 0 && mma >= 0 && mma < all)
+			*out *= mma / all;
+	}
 	return 0;
 }
 
@@ -298,6 +306,12 @@ kp_rules_derive_more(struct ctx *c, const char *name, double *out, int *rc)
 		if (src_num(c, "async_copy_instructions", &a) == 0 &&
 		    src_num(c, "async_mma_instructions", &b) == 0)
 			*out = a > 0 && b > 0, *rc = 0;
+	} else if (strcmp(name, "src.fma_per_load") == 0) {
+		/* FFMA/HFMA2 executed per global or shared load executed: a
+		 * matrix product streams its operands (source_evidence.c) */
+		if (src_num(c, "fma_instructions_executed", &a) == 0 &&
+		    src_num(c, "load_instructions_executed", &b) == 0)
+			*out = a / (b > 1 ? b : 1), *rc = 0;
 	} else if (strcmp(name, "src.threads_per_inst") == 0) {
 		*rc = src_num(c, "threads_per_inst", out);
 	} else if (strcmp(name, "src.divergent_branches") == 0) {
@@ -429,13 +443,14 @@ const char *
 kp_rules_derive_inputs(const char *name)
 {
 	static const char *const d[][2] = {
-		{ "pipe.tensor", " (sm__pipe_tensor_cycles_active, the share of it that is matrix instructions: sm__pipe_tensor_type_hmma_hgmma_qgmma_imma_igmma_bmma_bgmma_cycles_active)" },
+		{ "pipe.tensor", " (sm__pipe_tensor_cycles_active, the share of it that is matrix instructions: sm__pipe_tensor_type_hmma_hgmma_qgmma_imma_igmma_bmma_bgmma_cycles_active + sm__pipe_tensor_op_dmma_cycles_active)" },
 		{ "pipe.", " (the pipe's sm__inst_executed_pipe_* or sm__pipe_*_cycles_active)" },
 		{ "busiest_pipe_pct", " (sm__inst_executed_pipe_* / sm__pipe_*_cycles_active)" },
 		{ "issue_active_pct", " (smsp__issue_active, sm__issue_active)" },
 		{ "busiest_unit_pct", " (DRAM, L2, L1 throughput, the busiest L2 slice's atomic unit, pipes, issue slots)" },
 		{ "atomic_time_share", " (the source page's atomic samples, lts__d_atomic_input_cycles_active.max)" },
 		{ "src.async_pipeline", " (the source page's TMA copies and warpgroup MMAs, source_evidence.json)" },
+		{ "src.fma_per_load", " (the source page's FFMA and HFMA2 over its global and shared loads, instructions executed)" },
 		{ "src.", " (the source page, kp-hotspots' source_evidence.json)" },
 		{ "any_stall_share.", " (summary stalls or the source page)" },
 		{ "lanes_idle_share", " (threads per instruction, section or source page)" },

@@ -100,11 +100,22 @@ struct tally {
 	json_t *kinds;		/* kind -> samples */
 	size_t instructions;
 	size_t tma, gmma;	/* TMA copies, warpgroup MMAs (asynchronous) */
+	double fma_inst;	/* fused multiply-adds executed (FFMA, HFMA2) */
+	double load_inst;	/* global and shared loads executed */
 };
 
 /* Hopper's asynchronous copies (TMA, bulk) and warpgroup MMAs, by family. */
 static const char *const tma_fam[] = { "UTMALDG", "UTMASTG", "UTMAPF", "UBLKCP", NULL };
 static const char *const gmma_fam[] = { "HGMMA", "IGMMA", "QGMMA", "BGMMA", NULL };
+
+/*
+ * The multiply-adds a matrix product is made of, and the loads that bring
+ * its operands (global, shared, ldmatrix, copies into shared memory); not
+ * local memory (spills) nor constants (coefficients).
+ */
+static const char *const fma_fam[] = { "FFMA", "HFMA2", NULL };
+static const char *const load_fam[] = { "LDG", "LDS", "LDSM", "LDGSTS", "LD", "TLD", "TEX",
+	NULL };
 
 static int
 in_families(const char *fam, const char *const *list)
@@ -148,6 +159,10 @@ count(struct tally *t, const struct cols *c, const struct kp_src_row *r)
 	kind = kp_sass_kind(kp_sass_opcode(r->text, fam, sizeof(fam)));
 	t->tma += in_families(fam, tma_fam);
 	t->gmma += in_families(fam, gmma_fam);
+	if (in_families(fam, fma_fam))
+		t->fma_inst += at(r, c->inst);
+	else if (in_families(fam, load_fam))
+		t->load_inst += at(r, c->inst);
 	/* a shared store that waits on long scoreboard waits for the global
 	 * load that feeds it: a tile staged through registers */
 	if (strncmp(fam, "STS", 3) == 0)
@@ -178,6 +193,10 @@ result(const struct kp_src *s, const struct cols *c, const struct tally *t)
 	/* instructions, sampled or not: what the kernel is built from */
 	json_object_set_new(o, "async_copy_instructions", json_integer((json_int_t)t->tma));
 	json_object_set_new(o, "async_mma_instructions", json_integer((json_int_t)t->gmma));
+	if (c->inst >= 0) {
+		json_object_set_new(o, "fma_instructions_executed", json_real(t->fma_inst));
+		json_object_set_new(o, "load_instructions_executed", json_real(t->load_inst));
+	}
 	if (c->inst >= 0 && c->thread_inst >= 0 && t->inst > 0)
 		json_object_set_new(o, "threads_per_inst", json_real(t->thread_inst / t->inst));
 	if (c->wf >= 0 && c->wf_ideal >= 0) {

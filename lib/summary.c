@@ -69,6 +69,7 @@ static const char *const read_by_kp[] = {
 	"sm__pipe_shared_cycles_active.avg.pct_of_peak_sustained_elapsed",
 	"sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
 	"sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed",
+	"sm__pipe_tensor_op_dmma_cycles_active.avg.pct_of_peak_sustained_elapsed",
 	"sm__pipe_tensor_type_hmma_hgmma_qgmma_imma_igmma_bmma_bgmma_cycles_active.avg.pct_of_peak_sustained_elapsed",
 	"smsp__inst_executed.sum",
 	"smsp__issue_active.avg.pct_of_peak_sustained_active",

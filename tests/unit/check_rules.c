@@ -253,6 +253,57 @@ START_TEST(test_decide_hgemm_v0_tensor_core_underuse)
 END_TEST
 
 /*
+ * tensor_core_underuse needs a matrix product: FMAs that stream their
+ * operands from memory.  hgemm_v0's page has 268,566,528 FFMA and HFMA2 over
+ * 369,098,752 global and shared loads (0.73 a load) and keeps the finding; a
+ * page of multiply-adds on values already held (1,024 a load, a polynomial)
+ * or of conversions with no multiply-add (0 a load) rules it out, naming the
+ * quantity.
+ */
+START_TEST(test_decide_tensor_core_underuse_needs_streamed_operands)
+{
+	static const struct {
+		double fma, loads;
+		int kept;
+	} pages[] = {
+		{ 268566528, 369098752, 1 },	/* hgemm_v0's source page */
+		{ 269058048, 8454144, 1 },	/* probe3's half2 outer product: 31.8 */
+		{ 4194304.0 * 1024, 4194304, 0 },
+		{ 0, 4194304, 0 },
+	};
+	struct kp_err err;
+	size_t i;
+
+	for (i = 0; i < sizeof(pages) / sizeof(pages[0]); i++) {
+		struct kp_rules *r = shipped();
+		json_t *k = kernel(hgemm_v0_kernel), *src = json_pack("{s:f, s:f, s:f}",
+		    "samples", 1000.0, "fma_instructions_executed", pages[i].fma,
+		    "load_instructions_executed", pages[i].loads), *d, *ro;
+
+		kp_rules_set_evidence(r, src, NULL);
+		d = kp_rules_decide(r, k, NULL, &err);
+		ck_assert_msg(d != NULL, "%s", err.msg);
+		ro = json_object_get(d, "ruled_out");
+		if (pages[i].kept) {
+			ck_assert_str_eq(primary(d), "tensor_core_underuse");
+			ck_assert_uint_eq(json_array_size(ro), 0);
+		} else {
+			ck_assert_ptr_null(find(d, "tensor_core_underuse"));
+			ck_assert_str_eq(json_string_value(json_object_get(json_array_get(ro, 0),
+			    "class")), "tensor_core_underuse");
+			ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(
+			    json_array_get(ro, 0), "reason")), "src.fma_per_load = "));
+			ck_assert_ptr_nonnull(primary(d));	/* another finding leads */
+		}
+		json_decref(d);
+		json_decref(k);
+		json_decref(src);
+		kp_rules_free(r);
+	}
+}
+END_TEST
+
+/*
  * hgemm_v1: WMMA without shared-memory staging.  L1 is at 99.61 % of its peak
  * while DRAM and L2 idle: every warp reloads its fragments through L1, so the
  * kernel is at the L1 roofline (l1_throughput_bound).  Long-scoreboard stalls
@@ -859,6 +910,7 @@ rules_suite(void)
 	tcase_add_test(tc, test_rules_shipped_file_covers_taxonomy);
 	tcase_add_test(tc, test_rules_followup_defaults_equal_shipped_file);
 	tcase_add_test(tc, test_decide_hgemm_v0_tensor_core_underuse);
+	tcase_add_test(tc, test_decide_tensor_core_underuse_needs_streamed_operands);
 	tcase_add_test(tc, test_decide_hgemm_v1_l1_roofline);
 	tcase_add_test(tc, test_decide_stream_triad_bandwidth);
 	tcase_add_test(tc, test_decide_triton_occupancy_limited);
