@@ -304,6 +304,56 @@ START_TEST(test_decide_tensor_core_underuse_needs_streamed_operands)
 END_TEST
 
 /*
+ * A warp request of 16-byte loads one sector off its alignment reads 17
+ * sectors, not 16: a DRAM-bound stream stays memory_bandwidth_bound.  Twenty
+ * (a fifth wasted at the widest accesses) is poor coalescing.
+ */
+START_TEST(test_decide_coalescing_needs_a_real_waste)
+{
+	json_t *d = decide("{\"name\": \"k\", \"summary\": {\"dram_throughput_pct\": 85},"
+	    " \"metrics\": {\"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum\": 1700,"
+	    " \"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum\": 100}}", NULL);
+
+	ck_assert_str_eq(primary(d), "memory_bandwidth_bound");
+	ck_assert_ptr_null(find(d, "poor_memory_coalescing"));
+	json_decref(d);
+	d = decide("{\"name\": \"k\", \"summary\": {\"dram_throughput_pct\": 85},"
+	    " \"metrics\": {\"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum\": 2000,"
+	    " \"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum\": 100}}", NULL);
+	ck_assert_str_eq(primary(d), "poor_memory_coalescing");
+	json_decref(d);
+}
+END_TEST
+
+/*
+ * Lanes that update the same shared word serialise, and the page counts the
+ * replays as shared wavefronts over their ideal, which is what a bank
+ * conflict looks like: when both fire, the atomics are named first.
+ */
+START_TEST(test_decide_atomics_outrank_their_shared_replays)
+{
+	struct kp_rules *r = shipped();
+	struct kp_err err;
+	json_t *k = kernel("{\"name\": \"k\", \"summary\": {\"l1tex_throughput_pct\": 99}}");
+	json_t *src = json_pack("{s:f, s:{s:f, s:f}, s:f, s:f}", "samples", 100.0,
+	    "kind_samples", "atomic", 60.0, "shared", 5.0, "shared_wavefronts", 4000.0,
+	    "shared_wavefronts_ideal", 500.0), *d, *f;
+
+	kp_rules_set_evidence(r, src, NULL);
+	d = kp_rules_decide(r, k, NULL, &err);
+	ck_assert_msg(d != NULL, "%s", err.msg);
+	ck_assert_str_eq(primary(d), "atomic_contention");
+	f = json_array_get(json_object_get(d, "findings"), 1);
+	ck_assert_str_eq(json_string_value(json_object_get(f, "class")),
+	    "shared_memory_bank_conflict");
+	json_decref(d);
+	json_decref(k);
+	json_decref(src);
+	kp_rules_free(r);
+}
+END_TEST
+
+/*
  * hgemm_v1: WMMA without shared-memory staging.  L1 is at 99.61 % of its peak
  * while DRAM and L2 idle: every warp reloads its fragments through L1, so the
  * kernel is at the L1 roofline (l1_throughput_bound).  Long-scoreboard stalls
@@ -911,6 +961,8 @@ rules_suite(void)
 	tcase_add_test(tc, test_rules_followup_defaults_equal_shipped_file);
 	tcase_add_test(tc, test_decide_hgemm_v0_tensor_core_underuse);
 	tcase_add_test(tc, test_decide_tensor_core_underuse_needs_streamed_operands);
+	tcase_add_test(tc, test_decide_coalescing_needs_a_real_waste);
+	tcase_add_test(tc, test_decide_atomics_outrank_their_shared_replays);
 	tcase_add_test(tc, test_decide_hgemm_v1_l1_roofline);
 	tcase_add_test(tc, test_decide_stream_triad_bandwidth);
 	tcase_add_test(tc, test_decide_triton_occupancy_limited);
