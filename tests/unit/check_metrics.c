@@ -946,6 +946,42 @@ START_TEST(test_metrics_sample_is_whole_launches)
 END_TEST
 
 /*
+ * The two header lines of a synthetic raw page: ID .. CC, the duration in
+ * usecond, then nm metrics m00 .. whose every kbyte-th (from 1) is in Kbyte.
+ */
+static void
+synthetic_header(FILE *fp, int nm, int kbyte)
+{
+	int c;
+
+	fputs("\"ID\",\"Process ID\",\"Kernel Name\",\"CC\",\"gpu__time_duration.sum\"", fp);
+	for (c = 0; c < nm; c++)
+		fprintf(fp, ",\"m%02d\"", c);
+	fputs("\n\"\",\"\",\"\",\"\",\"usecond\"", fp);
+	for (c = 0; c < nm; c++)
+		fputs(c % kbyte == 1 ? ",\"Kbyte\"" : ",\"\"", fp);
+	fputs("\n", fp);
+}
+
+/* Kernel k's metrics in ma are in mb with the same numbers (a and b name
+ * the two runs in the message). */
+static void
+same_metrics(json_t *ma, json_t *mb, size_t k, const char *a, const char *b)
+{
+	const char *name;
+	json_t *v;
+
+	json_object_foreach(ma, name, v) {
+		json_t *w = json_object_get(mb, name);
+
+		ck_assert_msg(w != NULL, "kernel %zu: %s only in one", k, name);
+		ck_assert_msg(json_number_value(v) == json_number_value(w),
+		    "kernel %zu %s: %.17g %s, %.17g %s", k, name, json_number_value(v), a,
+		    json_number_value(w), b);
+	}
+}
+
+/*
  * Launches kept as text are parsed at the end (settle), on two threads when
  * they are many: 4 kernels of 1,000 launches (about 240 left as text) give
  * the medians that parsing every launch at once gives (--all-metrics keeps
@@ -963,13 +999,7 @@ START_TEST(test_metrics_settled_as_parsed)
 	size_t k;
 
 	ck_assert_ptr_nonnull(fp);
-	fputs("\"ID\",\"Process ID\",\"Kernel Name\",\"CC\",\"gpu__time_duration.sum\"", fp);
-	for (c = 0; c < NM; c++)
-		fprintf(fp, ",\"m%02d\"", c);
-	fputs("\n\"\",\"\",\"\",\"\",\"usecond\"", fp);
-	for (c = 0; c < NM; c++)
-		fputs(c % 5 == 1 ? ",\"Kbyte\"" : ",\"\"", fp);
-	fputs("\n", fp);
+	synthetic_header(fp, NM, 5);
 	for (i = 0; i < NK * NL; i++) {
 		unsigned h = (unsigned)i * 2654435761u;
 
@@ -1000,19 +1030,10 @@ START_TEST(test_metrics_settled_as_parsed)
 		json_t *ka = json_array_get(json_object_get(a, "kernels"), k),
 		    *kb = json_array_get(json_object_get(b, "kernels"), k);
 		json_t *ma = json_object_get(ka, "metrics"), *mb = json_object_get(kb, "metrics");
-		const char *name;
-		json_t *v;
 
 		ck_assert_str_eq(json_string_value(json_object_get(ka, "median")), "sampled");
 		ck_assert_uint_ge(json_object_size(ma), NM);
-		json_object_foreach(ma, name, v) {
-			json_t *w = json_object_get(mb, name);
-
-			ck_assert_msg(w != NULL, "kernel %zu: %s only in one", k, name);
-			ck_assert_msg(json_number_value(v) == json_number_value(w),
-			    "kernel %zu %s: %.17g settled, %.17g parsed", k, name,
-			    json_number_value(v), json_number_value(w));
-		}
+		same_metrics(ma, mb, k, "settled", "parsed");
 	}
 	json_decref(a);
 	json_decref(b);
@@ -1039,13 +1060,7 @@ START_TEST(test_metrics_flat_as_packed)
 	size_t k;
 
 	ck_assert_ptr_nonnull(fp);
-	fputs("\"ID\",\"Process ID\",\"Kernel Name\",\"CC\",\"gpu__time_duration.sum\"", fp);
-	for (c = 0; c < NM; c++)
-		fprintf(fp, ",\"m%02d\"", c);
-	fputs("\n\"\",\"\",\"\",\"\",\"usecond\"", fp);
-	for (c = 0; c < NM; c++)
-		fputs(c % 6 == 1 ? ",\"Kbyte\"" : ",\"\"", fp);
-	fputs("\n", fp);
+	synthetic_header(fp, NM, 6);
 	/* kernel 0 has 400 launches (sampled), the others 20 to 70 */
 	for (i = 0; i < 800; i++) {
 		unsigned h = (unsigned)i * 2654435761u;
@@ -1087,19 +1102,10 @@ START_TEST(test_metrics_flat_as_packed)
 	for (k = 0; k < NK; k++) {
 		json_t *ma = json_object_get(json_array_get(ka, k), "metrics"),
 		    *mb = json_object_get(json_array_get(kb, k), "metrics");
-		const char *name;
-		json_t *v;
 
 		ck_assert_uint_ge(json_object_size(ma), NM);
 		ck_assert_uint_eq(json_object_size(ma), json_object_size(mb));
-		json_object_foreach(ma, name, v) {
-			json_t *w = json_object_get(mb, name);
-
-			ck_assert_msg(w != NULL, "kernel %zu: %s only in one", k, name);
-			ck_assert_msg(json_number_value(v) == json_number_value(w),
-			    "kernel %zu %s: %.17g flat, %.17g packed", k, name,
-			    json_number_value(v), json_number_value(w));
-		}
+		same_metrics(ma, mb, k, "flat", "packed");
 	}
 	ck_assert(json_equal(ka, kb));
 	json_decref(a);

@@ -155,6 +155,24 @@ kernel(const char *text)
 	return k;
 }
 
+/* The decision on a kernel with the shipped rules and a source page's
+ * evidence (source_evidence.json's keys). */
+static json_t *
+decide_with_page(const char *text, json_t *src)
+{
+	struct kp_err err;
+	struct kp_rules *r = shipped();
+	json_t *k = kernel(text), *d;
+
+	kp_rules_set_evidence(r, src, NULL);
+	d = kp_rules_decide(r, k, NULL, &err);
+	ck_assert_msg(d != NULL, "%s", err.msg);
+	json_decref(k);
+	json_decref(src);
+	kp_rules_free(r);
+	return d;
+}
+
 /* The decision on a kernel with the shipped rules (new reference). */
 static json_t *
 decide(const char *text, json_t *hot)
@@ -271,18 +289,13 @@ START_TEST(test_decide_tensor_core_underuse_needs_streamed_operands)
 		{ 4194304.0 * 1024, 4194304, 0 },
 		{ 0, 4194304, 0 },
 	};
-	struct kp_err err;
 	size_t i;
 
 	for (i = 0; i < sizeof(pages) / sizeof(pages[0]); i++) {
-		struct kp_rules *r = shipped();
-		json_t *k = kernel(hgemm_v0_kernel), *src = json_pack("{s:f, s:f, s:f}",
+		json_t *d = decide_with_page(hgemm_v0_kernel, json_pack("{s:f, s:f, s:f}",
 		    "samples", 1000.0, "fma_instructions_executed", pages[i].fma,
-		    "load_instructions_executed", pages[i].loads), *d, *ro;
+		    "load_instructions_executed", pages[i].loads)), *ro;
 
-		kp_rules_set_evidence(r, src, NULL);
-		d = kp_rules_decide(r, k, NULL, &err);
-		ck_assert_msg(d != NULL, "%s", err.msg);
 		ro = json_object_get(d, "ruled_out");
 		if (pages[i].kept) {
 			ck_assert_str_eq(primary(d), "tensor_core_underuse");
@@ -296,9 +309,6 @@ START_TEST(test_decide_tensor_core_underuse_needs_streamed_operands)
 			ck_assert_ptr_nonnull(primary(d));	/* another finding leads */
 		}
 		json_decref(d);
-		json_decref(k);
-		json_decref(src);
-		kp_rules_free(r);
 	}
 }
 END_TEST
@@ -332,24 +342,16 @@ END_TEST
  */
 START_TEST(test_decide_atomics_outrank_their_shared_replays)
 {
-	struct kp_rules *r = shipped();
-	struct kp_err err;
-	json_t *k = kernel("{\"name\": \"k\", \"summary\": {\"l1tex_throughput_pct\": 99}}");
-	json_t *src = json_pack("{s:f, s:{s:f, s:f}, s:f, s:f}", "samples", 100.0,
-	    "kind_samples", "atomic", 60.0, "shared", 5.0, "shared_wavefronts", 4000.0,
-	    "shared_wavefronts_ideal", 500.0), *d, *f;
+	json_t *d = decide_with_page("{\"name\": \"k\", \"summary\": {\"l1tex_throughput_pct\": 99}}",
+	    json_pack("{s:f, s:{s:f, s:f}, s:f, s:f}", "samples", 100.0, "kind_samples",
+	    "atomic", 60.0, "shared", 5.0, "shared_wavefronts", 4000.0,
+	    "shared_wavefronts_ideal", 500.0)), *f;
 
-	kp_rules_set_evidence(r, src, NULL);
-	d = kp_rules_decide(r, k, NULL, &err);
-	ck_assert_msg(d != NULL, "%s", err.msg);
 	ck_assert_str_eq(primary(d), "atomic_contention");
 	f = json_array_get(json_object_get(d, "findings"), 1);
 	ck_assert_str_eq(json_string_value(json_object_get(f, "class")),
 	    "shared_memory_bank_conflict");
 	json_decref(d);
-	json_decref(k);
-	json_decref(src);
-	kp_rules_free(r);
 }
 END_TEST
 
