@@ -248,6 +248,49 @@ top_stall(struct ctx *c, double *out)
 	return best;
 }
 
+/*
+ * Global sectors moved over those the threads' bytes needed, from the
+ * metrics alone (no source page): for loads and stores, the bytes used of
+ * each sector (smsp__sass_average_data_bytes_per_sector, 32 when none is
+ * wasted) times the sectors is what the threads asked for; a request needs
+ * at least one sector, so one lane's load is no waste.  An operation whose
+ * ratio is 0 (its loads bypass the LSU path: cp.async, TMA) is left out.
+ * *worst gets the worse operation's excess (a stride of 3 floats read and
+ * stored whole: 3), *all that of both together (2: the share of the bytes
+ * moved that fixing it saves).
+ */
+static int
+sector_excess(struct ctx *c, double *worst, double *all)
+{
+	static const char *const op[] = { "ld", "st" };
+	char m[96];
+	double b, s, q, need, tot = 0, ideal = 0;
+	size_t i;
+
+	*worst = 0;
+	for (i = 0; i < 2; i++) {
+		snprintf(m, sizeof(m), "smsp__sass_average_data_bytes_per_sector_mem_global_op_%s.ratio",
+		    op[i]);
+		if (kp_rules_raw(c, m, &b) != 0 || b <= 0)
+			continue;
+		snprintf(m, sizeof(m), "l1tex__t_sectors_pipe_lsu_mem_global_op_%s.sum", op[i]);
+		if (kp_rules_raw(c, m, &s) != 0 || s <= 0)
+			continue;
+		snprintf(m, sizeof(m), "l1tex__t_requests_pipe_lsu_mem_global_op_%s.sum", op[i]);
+		if (kp_rules_raw(c, m, &q) != 0 || q <= 0)
+			continue;
+		need = b * s / 32 > q ? b * s / 32 : q;
+		if (s / need > *worst)
+			*worst = s / need;
+		tot += s;
+		ideal += need;
+	}
+	if (ideal <= 0)
+		return -1;
+	*all = tot / ideal;
+	return 0;
+}
+
 int
 kp_rules_derive_more(struct ctx *c, const char *name, double *out, int *rc)
 {
@@ -320,6 +363,8 @@ kp_rules_derive_more(struct ctx *c, const char *name, double *out, int *rc)
 		*rc = src_ratio(c, "shared_wavefronts", "shared_wavefronts_ideal", out);
 	} else if (strcmp(name, "src.sector_excess") == 0) {
 		*rc = src_ratio(c, "global_sectors", "global_sectors_ideal", out);
+	} else if (strcmp(name, "sector_excess") == 0) {
+		*rc = sector_excess(c, out, &a);
 	} else if (strncmp(name, "any_stall_share.", 16) == 0) {
 		char key[96];
 
@@ -333,7 +378,9 @@ kp_rules_derive_more(struct ctx *c, const char *name, double *out, int *rc)
 		    kp_rules_value(c, "src.threads_per_inst", &a) == 0)
 			*out = clamp01(1 - a / 32), *rc = 0;
 	} else if (strcmp(name, "sectors_wasted_share") == 0) {
-		if (kp_rules_value(c, "src.sector_excess", &a) == 0 && a > 0)
+		if ((kp_rules_value(c, "src.sector_excess", &a) == 0 ||
+		    (kp_rules_value(c, "sector_excess", &b) == 0 &&
+		    sector_excess(c, &b, &a) == 0)) && a > 0)
 			*out = clamp01(1 - 1 / a), *rc = 0;
 		else {
 			/* 16 sectors a request (16-byte accesses) waste the least; the
@@ -454,7 +501,8 @@ kp_rules_derive_inputs(const char *name)
 		{ "src.", " (the source page, kp-hotspots' source_evidence.json)" },
 		{ "any_stall_share.", " (summary stalls or the source page)" },
 		{ "lanes_idle_share", " (threads per instruction, section or source page)" },
-		{ "sectors_wasted_share", " (the source page's L2 sectors vs ideal, or sectors per request)" },
+		{ "sector_excess", " (smsp__sass_average_data_bytes_per_sector_mem_global_op_{ld,st}.ratio, l1tex__t_sectors_pipe_lsu_mem_global_op_{ld,st}.sum, l1tex__t_requests_pipe_lsu_mem_global_op_{ld,st}.sum)" },
+		{ "sectors_wasted_share", " (the source page's L2 sectors vs ideal, the bytes used per sector, or sectors per request)" },
 		{ "bank_conflict_share", " (the source page's shared wavefronts vs ideal, or bank conflicts)" },
 		{ "idle_sm_share", " (grid_size, sm_count, waves)" },
 		{ "atomic_request_share", " (l1tex__t_requests_pipe_lsu_mem_global_op_{ld,st,atom,red}.sum)" },

@@ -73,6 +73,8 @@ static const char *const read_by_kp[] = {
 	"sm__pipe_tensor_type_hmma_hgmma_qgmma_imma_igmma_bmma_bgmma_cycles_active.avg.pct_of_peak_sustained_elapsed",
 	"smsp__inst_executed.sum",
 	"smsp__issue_active.avg.pct_of_peak_sustained_active",
+	"smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio",
+	"smsp__sass_average_data_bytes_per_sector_mem_global_op_st.ratio",
 	"smsp__thread_inst_executed_per_inst_executed.ratio",
 	"smsp__warps_eligible.avg.per_cycle_active",
 };

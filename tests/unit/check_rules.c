@@ -336,6 +336,69 @@ START_TEST(test_decide_coalescing_needs_a_real_waste)
 END_TEST
 
 /*
+ * With no source page, the bytes the threads used of each sector say how
+ * coalesced the accesses are whatever their width: a stride of three floats
+ * reads 12 sectors a request (under twenty) but fills each with 10.7 of its
+ * 32 bytes, three times the sectors needed, and with its coalesced stores a
+ * half of all the bytes moved is waste.  One lane's load of 4 bytes uses 4
+ * of its one sector and wastes nothing (a pointer chase by lane 0); a ratio
+ * of 0 (loads that bypass the LSU path) says nothing; a few scattered stores
+ * beside a coalesced stream waste a sliver of its bytes.
+ */
+START_TEST(test_decide_coalescing_from_bytes_per_sector)
+{
+	static const struct {
+		double ld[3], st[3];	/* sectors, requests, bytes used a sector */
+		const char *want;
+		double excess, gain;
+	} cases[] = {
+		{ { 1200, 100, 32.0 / 3 }, { 0, 0, 0 }, "poor_memory_coalescing", 3, 66.67 },
+		{ { 1200, 100, 10.67 }, { 400, 100, 32 }, "poor_memory_coalescing", 3, 50 },
+		{ { 100, 100, 4 }, { 0, 0, 0 }, "memory_bandwidth_bound", 1, 0 },
+		{ { 1600, 100, 16 }, { 0, 0, 0 }, "poor_memory_coalescing", 2, 50 },
+		{ { 1200, 100, 0 }, { 0, 0, 0 }, "memory_bandwidth_bound", -1, 0 },
+		{ { 1e6, 2.5e5, 32 }, { 800, 100, 4 }, "memory_bandwidth_bound", 8, 0 },
+	};
+	char buf[900];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		json_t *d, *f, *e;
+		size_t j;
+		int seen = 0;
+
+		snprintf(buf, sizeof(buf), "{\"name\": \"k\", \"summary\": {\"dram_throughput_pct\": 85},"
+		    " \"metrics\": {\"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum\": %g,"
+		    " \"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum\": %g,"
+		    " \"smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio\": %.17g,"
+		    " \"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum\": %g,"
+		    " \"l1tex__t_requests_pipe_lsu_mem_global_op_st.sum\": %g,"
+		    " \"smsp__sass_average_data_bytes_per_sector_mem_global_op_st.ratio\": %.17g}}",
+		    cases[i].ld[0], cases[i].ld[1], cases[i].ld[2],
+		    cases[i].st[0], cases[i].st[1], cases[i].st[2]);
+		d = decide(buf, NULL);
+		ck_assert_str_eq(primary(d), cases[i].want);
+		f = find(d, "poor_memory_coalescing");
+		if (cases[i].gain > 0) {
+			ck_assert_ptr_nonnull(f);
+			json_array_foreach(json_object_get(f, "evidence"), j, e)
+				if (strcmp(json_string_value(json_object_get(e, "metric")),
+				    "sector_excess") == 0) {
+					ck_assert_double_eq_tol(json_real_value(json_object_get(e,
+					    "value")), cases[i].excess, 1e-3);
+					seen = 1;
+				}
+			ck_assert_int_eq(seen, 1);
+			ck_assert_double_eq_tol(json_number_value(json_object_get(f,
+			    "estimated_gain_pct")), cases[i].gain, 0.06);
+		} else
+			ck_assert_ptr_null(f);
+		json_decref(d);
+	}
+}
+END_TEST
+
+/*
  * Lanes that update the same shared word serialise, and the page counts the
  * replays as shared wavefronts over their ideal, which is what a bank
  * conflict looks like: when both fire, the atomics are named first.
@@ -964,6 +1027,7 @@ rules_suite(void)
 	tcase_add_test(tc, test_decide_hgemm_v0_tensor_core_underuse);
 	tcase_add_test(tc, test_decide_tensor_core_underuse_needs_streamed_operands);
 	tcase_add_test(tc, test_decide_coalescing_needs_a_real_waste);
+	tcase_add_test(tc, test_decide_coalescing_from_bytes_per_sector);
 	tcase_add_test(tc, test_decide_atomics_outrank_their_shared_replays);
 	tcase_add_test(tc, test_decide_hgemm_v1_l1_roofline);
 	tcase_add_test(tc, test_decide_stream_triad_bandwidth);
