@@ -344,7 +344,7 @@ kp_rules_derive_more(struct ctx *c, const char *name, double *out, int *rc)
 			*out = clamp01(a + b), *rc = 0;
 		}
 	} else if (strcmp(name, "src.async_pipeline") == 0) {
-		/* built on TMA copies and warpgroup MMAs, both asynchronous:
+		/* built on asynchronous copies and warpgroup MMAs:
 		 * latency hidden inside each warp, few warps by design */
 		if (src_num(c, "async_copy_instructions", &a) == 0 &&
 		    src_num(c, "async_mma_instructions", &b) == 0)
@@ -496,7 +496,7 @@ kp_rules_derive_inputs(const char *name)
 		{ "issue_active_pct", " (smsp__issue_active, sm__issue_active)" },
 		{ "busiest_unit_pct", " (DRAM, L2, L1 throughput, the busiest L2 slice's atomic unit, pipes, issue slots)" },
 		{ "atomic_time_share", " (the source page's atomic samples, lts__d_atomic_input_cycles_active.max)" },
-		{ "src.async_pipeline", " (the source page's TMA copies and warpgroup MMAs, source_evidence.json)" },
+		{ "src.async_pipeline", " (the source page's asynchronous copies, TMA or cp.async, and warpgroup MMAs, source_evidence.json)" },
 		{ "src.fma_per_load", " (the source page's FFMA and HFMA2 over its global and shared loads, instructions executed)" },
 		{ "src.", " (the source page, kp-hotspots' source_evidence.json)" },
 		{ "any_stall_share.", " (summary stalls or the source page)" },

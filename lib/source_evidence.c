@@ -99,13 +99,18 @@ struct tally {
 	double stall[64];
 	json_t *kinds;		/* kind -> samples */
 	size_t instructions;
-	size_t tma, gmma;	/* TMA copies, warpgroup MMAs (asynchronous) */
+	size_t tma, gmma;	/* asynchronous copies, warpgroup MMAs */
 	double fma_inst;	/* fused multiply-adds executed (FFMA, HFMA2) */
 	double load_inst;	/* global and shared loads executed */
 };
 
-/* Hopper's asynchronous copies (TMA, bulk) and warpgroup MMAs, by family. */
-static const char *const tma_fam[] = { "UTMALDG", "UTMASTG", "UTMAPF", "UBLKCP", NULL };
+/*
+ * Asynchronous copies into shared memory (Hopper's TMA and bulk copies,
+ * Ampere's cp.async: LDGSTS) and Hopper's warpgroup MMAs, by family.  A
+ * kernel that has both (cuBLAS, CUTLASS sm90, Triton's tl.dot pipelines)
+ * overlaps its loads with its MMAs inside each warp.
+ */
+static const char *const tma_fam[] = { "UTMALDG", "UTMASTG", "UTMAPF", "UBLKCP", "LDGSTS", NULL };
 static const char *const gmma_fam[] = { "HGMMA", "IGMMA", "QGMMA", "BGMMA", NULL };
 
 /*
