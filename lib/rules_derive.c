@@ -291,6 +291,41 @@ sector_excess(struct ctx *c, double *worst, double *all)
 	return 0;
 }
 
+/*
+ * The metrics' view of src.async_pipeline, for a kernel without a page (a
+ * library's, or before the source pass): warpgroup MMAs executed and
+ * asynchronous copies (the TMA pipe's cycles or instructions, cp.async's
+ * LDGSTS).  0 when no warpgroup MMA ran, or none of the copies did where
+ * all were measured; absent when the MMAs were not measured, or ran while
+ * no copy ran where only some copies were measured.
+ */
+static int
+async_pipeline(struct ctx *c, double *out)
+{
+	static const char *const gmma[] = {
+		"sm__inst_executed_pipe_tensor_op_gmma.avg.pct_of_peak_sustained_active",
+		"sm__inst_executed_pipe_tensor_op_gmma.avg.pct_of_peak_sustained_elapsed", NULL };
+	static const char *const tma[] = {
+		"sm__pipe_tma_cycles_active.avg.pct_of_peak_sustained_elapsed",
+		"sm__inst_executed_pipe_tma.avg.pct_of_peak_sustained_active", NULL };
+	static const char *const ldgsts[] = { "smsp__inst_executed_op_ldgsts.sum",
+		"sm__sass_l1tex_t_requests_pipe_lsu_mem_global_op_ldgsts.sum", NULL };
+	double g, t, l;
+	int ht, hl;
+
+	if (first(c, gmma, 2, &g) != 0)
+		return -1;
+	if (g <= 0)
+		return *out = 0, 0;
+	ht = sum_of(c, tma, &t) == 0;
+	hl = sum_of(c, ldgsts, &l) == 0;
+	if ((ht && t > 0) || (hl && l > 0))
+		return *out = 1, 0;
+	if (ht && hl)
+		return *out = 0, 0;
+	return -1;
+}
+
 int
 kp_rules_derive_more(struct ctx *c, const char *name, double *out, int *rc)
 {
@@ -349,6 +384,8 @@ kp_rules_derive_more(struct ctx *c, const char *name, double *out, int *rc)
 		if (src_num(c, "async_copy_instructions", &a) == 0 &&
 		    src_num(c, "async_mma_instructions", &b) == 0)
 			*out = a > 0 && b > 0, *rc = 0;
+	} else if (strcmp(name, "async_pipeline") == 0) {
+		*rc = async_pipeline(c, out);
 	} else if (strcmp(name, "src.fma_per_load") == 0) {
 		/* FFMA/HFMA2 executed per global or shared load executed: a
 		 * matrix product streams its operands (source_evidence.c) */
@@ -497,6 +534,7 @@ kp_rules_derive_inputs(const char *name)
 		{ "busiest_unit_pct", " (DRAM, L2, L1 throughput, the busiest L2 slice's atomic unit, pipes, issue slots)" },
 		{ "atomic_time_share", " (the source page's atomic samples, lts__d_atomic_input_cycles_active.max)" },
 		{ "src.async_pipeline", " (the source page's asynchronous copies, TMA or cp.async, and warpgroup MMAs, source_evidence.json)" },
+		{ "async_pipeline", " (sm__inst_executed_pipe_tensor_op_gmma, and sm__pipe_tma_cycles_active, sm__inst_executed_pipe_tma or smsp__inst_executed_op_ldgsts)" },
 		{ "src.fma_per_load", " (the source page's FFMA and HFMA2 over its global and shared loads, instructions executed)" },
 		{ "src.", " (the source page, kp-hotspots' source_evidence.json)" },
 		{ "any_stall_share.", " (summary stalls or the source page)" },

@@ -430,9 +430,13 @@ eval_rule(struct ctx *c, const struct kp_rule *r, struct fired *f, const char **
 		fired_free(f);
 		return anymissing ? 2 : 0;
 	}
-	for (i = 0; i < r->nunless; i++)
-		if (kp_rules_value(c, r->unless[i].metric, &v) == 0 &&
-		    holds(&r->unless[i], v)) {
+	for (i = 0; i < r->nunless; i++) {
+		if (kp_rules_value(c, r->unless[i].metric, &v) != 0) {
+			/* what could rule it out is worth measuring */
+			note_metric(c->missing, r->unless[i].metric);
+			continue;
+		}
+		if (holds(&r->unless[i], v)) {
 			/* it held, but a measured fact says its cause cannot be */
 			snprintf(f->ruled_out, sizeof(f->ruled_out), "its conditions held, "
 			    "but %s = %.4g (%s %.4g)%s", r->unless[i].metric, v,
@@ -441,6 +445,7 @@ eval_rule(struct ctx *c, const struct kp_rule *r, struct fired *f, const char **
 			fired_free(f);
 			return 3;
 		}
+	}
 	f->disagree = disagreement(c, r);
 	f->gain = -1;
 	f->gain_basis = NULL;

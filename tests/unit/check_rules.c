@@ -399,6 +399,61 @@ START_TEST(test_decide_coalescing_from_bytes_per_sector)
 END_TEST
 
 /*
+ * Without a page, the metrics say whether few warps are a pipeline's design:
+ * warpgroup MMAs fed by TMA (or cp.async) copies rule occupancy_limited out;
+ * MMAs whose copies were not measured leave it standing and ask for the
+ * measurement (missing_metrics names async_pipeline, which kp-collect turns
+ * into a section); no warpgroup MMA at all measures 0.
+ */
+START_TEST(test_decide_async_pipeline_from_metrics)
+{
+	static const struct {
+		const char *metrics;
+		const char *primary;
+		int ruled_out, missing;
+	} cases[] = {
+		{ "\"sm__inst_executed_pipe_tensor_op_gmma.avg.pct_of_peak_sustained_active\": 12.1,"
+		  " \"sm__pipe_tma_cycles_active.avg.pct_of_peak_sustained_elapsed\": 0.98", NULL, 1, 0 },
+		{ "\"sm__inst_executed_pipe_tensor_op_gmma.avg.pct_of_peak_sustained_active\": 4.1,"
+		  " \"sm__pipe_tma_cycles_active.avg.pct_of_peak_sustained_elapsed\": 0,"
+		  " \"smsp__inst_executed_op_ldgsts.sum\": 540672", NULL, 1, 0 },
+		{ "\"sm__inst_executed_pipe_tensor_op_gmma.avg.pct_of_peak_sustained_active\": 4.1,"
+		  " \"sm__pipe_tma_cycles_active.avg.pct_of_peak_sustained_elapsed\": 0",
+		  "occupancy_limited", 0, 1 },
+		{ "\"sm__inst_executed_pipe_tensor_op_gmma.avg.pct_of_peak_sustained_active\": 0",
+		  "occupancy_limited", 0, 0 },
+	};
+	char buf[700];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		json_t *d, *ro, *miss, *m;
+		size_t j;
+		int has = 0;
+
+		snprintf(buf, sizeof(buf), "{\"name\": \"k\", \"summary\": {"
+		    "\"theoretical_occupancy_pct\": 18.75, \"achieved_occupancy_pct\": 12},"
+		    " \"metrics\": {%s}}", cases[i].metrics);
+		d = decide(buf, NULL);
+		ro = json_object_get(d, "ruled_out");
+		if (cases[i].primary == NULL)
+			ck_assert_ptr_null(primary(d));
+		else
+			ck_assert_str_eq(primary(d), cases[i].primary);
+		ck_assert_uint_eq(json_array_size(ro), (size_t)cases[i].ruled_out);
+		if (cases[i].ruled_out)
+			ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(
+			    json_array_get(ro, 0), "reason")), "async_pipeline = 1"));
+		miss = json_object_get(d, "missing_metrics");
+		json_array_foreach(miss, j, m)
+			has |= strcmp(json_string_value(m), "async_pipeline") == 0;
+		ck_assert_int_eq(has, cases[i].missing);
+		json_decref(d);
+	}
+}
+END_TEST
+
+/*
  * Lanes that update the same shared word serialise, and the page counts the
  * replays as shared wavefronts over their ideal, which is what a bank
  * conflict looks like: when both fire, the atomics are named first.
@@ -1028,6 +1083,7 @@ rules_suite(void)
 	tcase_add_test(tc, test_decide_tensor_core_underuse_needs_streamed_operands);
 	tcase_add_test(tc, test_decide_coalescing_needs_a_real_waste);
 	tcase_add_test(tc, test_decide_coalescing_from_bytes_per_sector);
+	tcase_add_test(tc, test_decide_async_pipeline_from_metrics);
 	tcase_add_test(tc, test_decide_atomics_outrank_their_shared_replays);
 	tcase_add_test(tc, test_decide_hgemm_v1_l1_roofline);
 	tcase_add_test(tc, test_decide_stream_triad_bandwidth);
