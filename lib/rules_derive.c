@@ -356,6 +356,10 @@ kp_rules_derive_more(struct ctx *c, const char *name, double *out, int *rc)
 		*rc = busiest_pipe(c, out) != NULL ? 0 : -1;
 	} else if (strcmp(name, "issue_active_pct") == 0) {
 		*rc = first(c, issue_m, 3, out);
+	} else if (strcmp(name, "issue_idle_share") == 0) {
+		/* cycles in which nothing issued: all that hiding latency can win */
+		if (first(c, issue_m, 3, &a) == 0)
+			*out = clamp01(1 - a / 100), *rc = 0;
 	} else if (strcmp(name, "busiest_unit_pct") == 0) {
 		*rc = busiest_unit(c, out) != NULL ? 0 : -1;
 	} else if (strncmp(name, "frac.", 5) == 0) {
@@ -531,6 +535,7 @@ kp_rules_derive_inputs(const char *name)
 		{ "pipe.", " (the pipe's sm__inst_executed_pipe_* or sm__pipe_*_cycles_active)" },
 		{ "busiest_pipe_pct", " (sm__inst_executed_pipe_* / sm__pipe_*_cycles_active)" },
 		{ "issue_active_pct", " (smsp__issue_active, sm__issue_active)" },
+		{ "issue_idle_share", " (smsp__issue_active, sm__issue_active)" },
 		{ "busiest_unit_pct", " (DRAM, L2, L1 throughput, the busiest L2 slice's atomic unit, pipes, issue slots)" },
 		{ "atomic_time_share", " (the source page's atomic samples, lts__d_atomic_input_cycles_active.max)" },
 		{ "src.async_pipeline", " (the source page's asynchronous copies, TMA or cp.async, and warpgroup MMAs, source_evidence.json)" },

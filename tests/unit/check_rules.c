@@ -454,6 +454,32 @@ START_TEST(test_decide_async_pipeline_from_metrics)
 END_TEST
 
 /*
+ * Basic's metrics carry no stall reasons, so a latency finding drawn from
+ * them had no gain and ranked last: the cycles in which nothing issued are
+ * all that hiding latency can win, and stand in until the reasons come.
+ */
+START_TEST(test_decide_latency_gain_without_stalls)
+{
+	json_t *d = decide("{\"name\": \"k\", \"summary\": {\"dram_throughput_pct\": 30,"
+	    " \"l2_throughput_pct\": 40}, \"metrics\": {"
+	    "\"smsp__issue_active.avg.pct_of_peak_sustained_active\": 9.1}}", NULL), *f;
+
+	ck_assert_str_eq(primary(d), "latency_bound");
+	f = find(d, "latency_bound");
+	ck_assert_str_eq(json_string_value(json_object_get(f, "gain_basis")), "issue_idle_share");
+	ck_assert_double_eq_tol(json_number_value(json_object_get(f, "estimated_gain_pct")), 90.9, 0.06);
+	json_decref(d);
+	d = decide("{\"name\": \"k\", \"summary\": {\"dram_throughput_pct\": 30,"
+	    " \"l2_throughput_pct\": 40, \"stalls\": {\"long_scoreboard\": 1, \"wait\": 3}},"
+	    " \"metrics\": {\"smsp__issue_active.avg.pct_of_peak_sustained_active\": 9.1}}", NULL);
+	f = find(d, "latency_bound");
+	ck_assert_str_eq(json_string_value(json_object_get(f, "gain_basis")), "top_stall_share");
+	ck_assert_double_eq_tol(json_number_value(json_object_get(f, "estimated_gain_pct")), 75, 0.06);
+	json_decref(d);
+}
+END_TEST
+
+/*
  * Lanes that update the same shared word serialise, and the page counts the
  * replays as shared wavefronts over their ideal, which is what a bank
  * conflict looks like: when both fire, the atomics are named first.
@@ -1083,6 +1109,7 @@ rules_suite(void)
 	tcase_add_test(tc, test_decide_tensor_core_underuse_needs_streamed_operands);
 	tcase_add_test(tc, test_decide_coalescing_needs_a_real_waste);
 	tcase_add_test(tc, test_decide_coalescing_from_bytes_per_sector);
+	tcase_add_test(tc, test_decide_latency_gain_without_stalls);
 	tcase_add_test(tc, test_decide_async_pipeline_from_metrics);
 	tcase_add_test(tc, test_decide_atomics_outrank_their_shared_replays);
 	tcase_add_test(tc, test_decide_hgemm_v1_l1_roofline);
