@@ -419,6 +419,8 @@ kp_rules_derive_more(struct ctx *c, const char *name, double *out, int *rc)
 		    kp_rules_value(c, "src.threads_per_inst", &a) == 0)
 			*out = clamp01(1 - a / 32), *rc = 0;
 	} else if (strcmp(name, "sectors_wasted_share") == 0) {
+		/* the page's excess, else the metrics' for loads and stores
+		 * together (kp_rules_value records sector_excess as used) */
 		if ((kp_rules_value(c, "src.sector_excess", &a) == 0 ||
 		    (kp_rules_value(c, "sector_excess", &b) == 0 &&
 		    sector_excess(c, &b, &a) == 0)) && a > 0)

@@ -486,23 +486,19 @@ by_score(const void *a, const void *b)
 	return x->rule < y->rule ? -1 : x->rule > y->rule;
 }
 
-/* Causes above their symptoms: repeat until stable (the graph is acyclic). */
 /*
  * Whether cause c can explain symptom y: its estimated gain (an upper bound
  * of what fixing it saves) is at least a quarter of the symptom's.  A grid
  * that leaves 3 % of the SMs idle does not explain an 80 % occupancy gap,
  * nor a handful of spills a DRAM-bound stream.  An unknown gain explains.
  */
-#ifndef OUTRANK_SHARE
-#define OUTRANK_SHARE 0.25
-#endif
-
 static int
 explains(const struct fired *c, const struct fired *y)
 {
-	return c->gain < 0 || y->gain <= 0 || c->gain >= OUTRANK_SHARE * y->gain;
+	return c->gain < 0 || y->gain <= 0 || c->gain >= 0.25 * y->gain;
 }
 
+/* Causes above their symptoms: repeat until stable (the graph is acyclic). */
 static void
 apply_outranks(struct kp_rules *r, struct fired *f, size_t nf)
 {

@@ -322,24 +322,32 @@ END_TEST
  */
 START_TEST(test_decide_coalescing_needs_a_real_waste)
 {
-	json_t *d = decide("{\"name\": \"k\", \"summary\": {\"dram_throughput_pct\": 85},"
-	    " \"metrics\": {\"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum\": 1700,"
-	    " \"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum\": 100}}", NULL);
+	static const struct {
+		int sectors;	/* of 100 requests */
+		const char *want;
+		int coalescing;	/* a poor_memory_coalescing finding */
+	} cases[] = {
+		{ 1700, "memory_bandwidth_bound", 0 },
+		{ 2000, "memory_bandwidth_bound", 1 },
+		{ 3200, "poor_memory_coalescing", 1 },
+	};
+	char buf[300];
+	size_t i;
 
-	ck_assert_str_eq(primary(d), "memory_bandwidth_bound");
-	ck_assert_ptr_null(find(d, "poor_memory_coalescing"));
-	json_decref(d);
-	d = decide("{\"name\": \"k\", \"summary\": {\"dram_throughput_pct\": 85},"
-	    " \"metrics\": {\"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum\": 2000,"
-	    " \"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum\": 100}}", NULL);
-	ck_assert_str_eq(primary(d), "memory_bandwidth_bound");
-	ck_assert_ptr_nonnull(find(d, "poor_memory_coalescing"));
-	json_decref(d);
-	d = decide("{\"name\": \"k\", \"summary\": {\"dram_throughput_pct\": 85},"
-	    " \"metrics\": {\"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum\": 3200,"
-	    " \"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum\": 100}}", NULL);
-	ck_assert_str_eq(primary(d), "poor_memory_coalescing");
-	json_decref(d);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		json_t *d;
+
+		snprintf(buf, sizeof(buf), "{\"name\": \"k\", \"summary\": {\"dram_throughput_pct\": 85},"
+		    " \"metrics\": {\"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum\": %d,"
+		    " \"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum\": 100}}", cases[i].sectors);
+		d = decide(buf, NULL);
+		ck_assert_str_eq(primary(d), cases[i].want);
+		if (cases[i].coalescing)
+			ck_assert_ptr_nonnull(find(d, "poor_memory_coalescing"));
+		else
+			ck_assert_ptr_null(find(d, "poor_memory_coalescing"));
+		json_decref(d);
+	}
 }
 
 /*
