@@ -439,13 +439,23 @@ kp_rules_derive_more(struct ctx *c, const char *name, double *out, int *rc)
 			*out = clamp01(1 - 1 / a), *rc = 0;
 		else
 			*rc = kp_rules_value(c, "shared_conflict_share", out);
+	} else if (strcmp(name, "sm_idle_share") == 0) {
+		/* measured: the share of the kernel's cycles an average SM held
+		 * no warp (a partial last wave, blocks of unequal work, a grid
+		 * too small, the launch's own ramp) */
+		if (kp_rules_raw(c, "sm__cycles_active.avg", &a) == 0 &&
+		    kp_rules_raw(c, "sm__cycles_elapsed.avg", &b) == 0 && b > 0)
+			*out = clamp01(1 - a / b), *rc = 0;
 	} else if (strcmp(name, "idle_sm_share") == 0) {
+		/* the grid's geometry, or the measured idle time if larger */
 		if (kp_rules_value(c, "blocks_per_sm", &a) == 0) {
 			*out = clamp01(1 - a);
 			if (kp_rules_value(c, "waves_per_sm", &b) == 0 && clamp01(1 - b) > *out)
 				*out = clamp01(1 - b);
 			*rc = 0;
 		}
+		if (kp_rules_value(c, "sm_idle_share", &a) == 0 && (*rc != 0 || a > *out))
+			*out = a, *rc = 0;
 	} else if (strcmp(name, "atomic_request_share") == 0) {
 		if (sum_of(c, atomreq, &a) == 0 && sum_of(c, allreq, &b) == 0 && b > 0)
 			*out = a / b, *rc = 0;
@@ -549,7 +559,8 @@ kp_rules_derive_inputs(const char *name)
 		{ "sector_excess", " (smsp__sass_average_data_bytes_per_sector_mem_global_op_{ld,st}.ratio, l1tex__t_sectors_pipe_lsu_mem_global_op_{ld,st}.sum, l1tex__t_requests_pipe_lsu_mem_global_op_{ld,st}.sum)" },
 		{ "sectors_wasted_share", " (the source page's L2 sectors vs ideal, the bytes used per sector, or sectors per request)" },
 		{ "bank_conflict_share", " (the source page's shared wavefronts vs ideal, or bank conflicts)" },
-		{ "idle_sm_share", " (grid_size, sm_count, waves)" },
+		{ "sm_idle_share", " (sm__cycles_active.avg, sm__cycles_elapsed.avg)" },
+		{ "idle_sm_share", " (grid_size, sm_count, waves, sm__cycles_active.avg)" },
 		{ "atomic_request_share", " (l1tex__t_requests_pipe_lsu_mem_global_op_{ld,st,atom,red}.sum)" },
 		{ "atomic_inst_share", " (l1tex__t_requests_pipe_lsu_mem_global_op_{atom,red}.sum, smsp__inst_executed.sum)" },
 		{ "l2_atomic_imbalance", " (lts__d_atomic_input_cycles_active .max and .avg)" },

@@ -44,6 +44,8 @@ static const char *const read_by_kp[] = {
 	"l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum",
 	"lts__d_atomic_input_cycles_active.avg.pct_of_peak_sustained_elapsed",
 	"lts__d_atomic_input_cycles_active.max.pct_of_peak_sustained_elapsed",
+	"sm__cycles_active.avg",
+	"sm__cycles_elapsed.avg",
 	"sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active",
 	"sm__inst_executed_pipe_cbu.avg.pct_of_peak_sustained_active",
 	"sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active",

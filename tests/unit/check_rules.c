@@ -380,6 +380,43 @@ START_TEST(test_decide_outranks_need_an_explaining_gain)
 	json_decref(d);
 }
 END_TEST
+
+/*
+ * A grid of whole blocks per SM can still leave SMs idle: a last wave of one
+ * block, blocks of unequal work.  The SMs' active cycles say so whatever the
+ * geometry; a fifth idle (a short launch's ramp) is not a finding.
+ */
+START_TEST(test_decide_idle_sms_from_active_cycles)
+{
+	static const char fmt[] = "{\"name\": \"k\", \"summary\": {\"grid_size\": 265,"
+	    " \"block_size\": 1024, \"launch__sm_count\": 132, \"waves_per_sm\": 1.0038,"
+	    " \"issue_active_pct\": 60, \"busiest_pipe_pct\": 55},"
+	    " \"metrics\": {\"sm__cycles_active.avg\": %g, \"sm__cycles_elapsed.avg\": 900}}";
+	char buf[512];
+	json_t *d, *f;
+	size_t i;
+	int tail = 0;
+
+	snprintf(buf, sizeof(buf), fmt, 600.0);
+	d = decide(buf, NULL);
+	ck_assert_str_eq(primary(d), "under_filled_grid");
+	f = find(d, "under_filled_grid");
+	ck_assert_double_eq_tol(json_number_value(json_object_get(f, "estimated_gain_pct")),
+	    33.3, 0.05);
+	for (i = 0; i < json_array_size(json_object_get(f, "next_actions")); i++) {
+		const char *a = json_string_value(json_array_get(json_object_get(f,
+		    "next_actions"), i));
+		tail += strstr(a, "whole number of waves") != NULL;
+		ck_assert_ptr_null(strstr(a, "split-K"));
+	}
+	ck_assert_int_eq(tail, 1);
+	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(f, "text")), "0.33"));
+	json_decref(d);
+	snprintf(buf, sizeof(buf), fmt, 720.0);
+	d = decide(buf, NULL);
+	ck_assert_ptr_null(find(d, "under_filled_grid"));
+	json_decref(d);
+}
 END_TEST
 
 /*
@@ -1157,6 +1194,7 @@ rules_suite(void)
 	tcase_add_test(tc, test_decide_coalescing_needs_a_real_waste);
 	tcase_add_test(tc, test_decide_coalescing_from_bytes_per_sector);
 	tcase_add_test(tc, test_decide_outranks_need_an_explaining_gain);
+	tcase_add_test(tc, test_decide_idle_sms_from_active_cycles);
 	tcase_add_test(tc, test_decide_latency_gain_without_stalls);
 	tcase_add_test(tc, test_decide_async_pipeline_from_metrics);
 	tcase_add_test(tc, test_decide_atomics_outrank_their_shared_replays);
