@@ -206,6 +206,37 @@ else
     ok
 fi
 
+# (d) The cause-over-symptom order in references/rules/README.md is the
+#     rules file's outranks: lists, class by class.
+python3 - references/rules/bottleneck_rules.yaml references/rules/README.md > "$tmp.rank" <<'PY'
+import re, sys
+y = open(sys.argv[1]).read()
+rules = {}
+for m in re.finditer(r"^  - id: (\w+)\n(.*?)(?=^  - id: |\Z)", y, re.S | re.M):
+    o = re.search(r"^    outranks: \[([^\]]*)\]", m.group(2), re.M)
+    got = [w.strip() for w in o.group(1).replace("\n", " ").split(",") if w.strip()] if o else []
+    if got:
+        rules[m.group(1)] = got
+doc = {}
+for line in open(sys.argv[2]):
+    m = re.match(r"^(\w+) +-> (.*)$", line)
+    if m:
+        doc[m.group(1)] = [w.strip() for w in re.sub(r"\(.*\)", "", m.group(2)).split(",")]
+for k in sorted(set(rules) | set(doc)):
+    if k == "under_filled_grid" and doc.get(k) == ["every other class"]:
+        print("OK"); continue
+    if rules.get(k) != doc.get(k):
+        print("BAD %s: rules file %s, README %s" % (k, rules.get(k), doc.get(k)))
+    else:
+        print("OK")
+PY
+while read -r kind rest; do
+    case $kind in
+        OK) ok ;;
+        *) bad "references/rules/README.md outranks order: $rest" ;;
+    esac
+done < "$tmp.rank"
+
 n_gpus=$(grep -c '^  - name:' "$SPECS")
 if [ "$n_gpus" -ge 1 ]; then ok; else bad "gpu_specs.yaml lists no GPUs"; fi
 
