@@ -45,8 +45,10 @@ static const struct idea {
 	    " (__launch_bounds__, smaller tiles) or change the block size",
 	    "more warps to hide latency", "theoretical_occupancy_pct and achieved_occupancy_pct"
 	    " rise" },
-	{ "under_filled_grid", "launch more blocks (smaller tiles, split-K)",
-	    "every SM gets work", "waves_per_sm rises toward 1 or more" },
+	{ "under_filled_grid", "launch more blocks (smaller tiles, split-K) or size the"
+	    " grid to whole waves", "every SM gets work until the end",
+	    "waves_per_sm rises toward 1 or more; sm__cycles_active.avg nears"
+	    " sm__cycles_elapsed.avg" },
 	{ "latency_hiding_failure", "more independent work per warp (unrolling, ILP)",
 	    "the scheduler finds an eligible warp more often", "ipc rises" },
 	{ "register_spill", "cut register pressure (smaller per-thread arrays, fewer live"
