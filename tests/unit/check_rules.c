@@ -431,6 +431,33 @@ START_TEST(test_decide_idle_sms_from_active_cycles)
 END_TEST
 
 /*
+ * L2 at three quarters of its peak with DRAM idle is a kernel re-reading
+ * what L2 holds: memory-bound at L2, with the reuse advice; at two thirds it
+ * is not.
+ */
+START_TEST(test_decide_l2_bound_from_70_pct)
+{
+	static const char fmt[] = "{\"name\": \"k\", \"summary\": {\"l2_throughput_pct\": %g,"
+	    " \"dram_throughput_pct\": 12, \"issue_active_pct\": 30}}";
+	char buf[256];
+	json_t *d, *f;
+	const char *a0;
+
+	snprintf(buf, sizeof(buf), fmt, 76.1);
+	d = decide(buf, NULL);
+	ck_assert_str_eq(primary(d), "memory_bandwidth_bound");
+	f = find(d, "memory_bandwidth_bound");
+	a0 = json_string_value(json_array_get(json_object_get(f, "next_actions"), 0));
+	ck_assert_ptr_nonnull(strstr(a0, "L2 is the limit (76.1 %)"));
+	json_decref(d);
+	snprintf(buf, sizeof(buf), fmt, 66.0);
+	d = decide(buf, NULL);
+	ck_assert_ptr_null(find(d, "memory_bandwidth_bound"));
+	json_decref(d);
+}
+END_TEST
+
+/*
  * With no source page, the bytes the threads used of each sector say how
  * coalesced the accesses are whatever their width: a stride of three floats
  * reads 12 sectors a request (under twenty) but fills each with 10.7 of its
@@ -1206,6 +1233,7 @@ rules_suite(void)
 	tcase_add_test(tc, test_decide_coalescing_from_bytes_per_sector);
 	tcase_add_test(tc, test_decide_outranks_need_an_explaining_gain);
 	tcase_add_test(tc, test_decide_idle_sms_from_active_cycles);
+	tcase_add_test(tc, test_decide_l2_bound_from_70_pct);
 	tcase_add_test(tc, test_decide_latency_gain_without_stalls);
 	tcase_add_test(tc, test_decide_async_pipeline_from_metrics);
 	tcase_add_test(tc, test_decide_atomics_outrank_their_shared_replays);
