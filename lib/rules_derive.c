@@ -492,6 +492,18 @@ kp_rules_derive_more(struct ctx *c, const char *name, double *out, int *rc)
 			b *= clamp01(m / 100);
 		if ((*rc = larger_present(hs, a, hr, b, out)) == 0)
 			*out = clamp01(*out);
+	} else if (strcmp(name, "coalescing_time_share") == 0) {
+		/* wasted sectors cost time as far as the level that carries them
+		 * is busy: the waste share times the busiest of DRAM, L2 and L1
+		 * (a dependent gather with idle memory waits on latency, not on
+		 * the bytes it throws away) */
+		double m = -1, l = -1;
+		int hm, hl;
+
+		hm = kp_rules_value(c, "memory_busiest_pct", &m) == 0;
+		hl = kp_rules_raw(c, "l1tex_throughput_pct", &l) == 0;
+		if ((hm || hl) && kp_rules_value(c, "sectors_wasted_share", &a) == 0)
+			*out = clamp01(a * clamp01((m > l ? m : l) / 100)), *rc = 0;
 	} else if (strcmp(name, "memory_busiest_pct") == 0) {
 		int hd = kp_rules_raw(c, "dram_throughput_pct", &a) == 0;
 		int hl = kp_rules_raw(c, "l2_throughput_pct", &b) == 0;
@@ -566,6 +578,7 @@ kp_rules_derive_inputs(const char *name)
 		{ "any_stall_share.", " (summary stalls or the source page)" },
 		{ "lanes_idle_share", " (threads per instruction, section or source page)" },
 		{ "sector_excess", " (smsp__sass_average_data_bytes_per_sector_mem_global_op_{ld,st}.ratio, l1tex__t_sectors_pipe_lsu_mem_global_op_{ld,st}.sum, l1tex__t_requests_pipe_lsu_mem_global_op_{ld,st}.sum)" },
+		{ "coalescing_time_share", " (sectors_wasted_share, dram_throughput_pct, l2_throughput_pct, l1tex_throughput_pct)" },
 		{ "sectors_wasted_share", " (the source page's L2 sectors vs ideal, the bytes used per sector, or sectors per request)" },
 		{ "bank_conflict_share", " (the source page's shared wavefronts vs ideal, or bank conflicts)" },
 		{ "sm_idle_share", " (sm__cycles_active.avg, sm__cycles_elapsed.avg)" },

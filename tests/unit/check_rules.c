@@ -426,6 +426,42 @@ START_TEST(test_decide_idle_sms_from_active_cycles)
 END_TEST
 
 /*
+ * A random gather with 12.5 % occupancy wastes seven eighths of every sector
+ * it fetches, but with L2 at 30 % and DRAM at 20 % those bytes are not what
+ * it waits for: the coalescing gain is the waste times the busiest memory
+ * level, and the occupancy gap (the loads in flight) ranks first.  With L2 at
+ * 90 % the same waste is the limit and ranks first.
+ */
+START_TEST(test_decide_coalescing_gain_follows_memory_busy)
+{
+	static const char fmt[] = "{\"name\": \"k\", \"summary\": {\"l2_throughput_pct\": %g,"
+	    " \"dram_throughput_pct\": 20, \"l1tex_throughput_pct\": 25,"
+	    " \"theoretical_occupancy_pct\": 12.5, \"achieved_occupancy_pct\": 12,"
+	    " \"grid_size\": 528, \"launch__sm_count\": 132},"
+	    " \"metrics\": {\"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum\": 3200,"
+	    " \"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum\": 100,"
+	    " \"smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio\": 4}}";
+	char buf[700];
+	json_t *d, *f;
+
+	snprintf(buf, sizeof(buf), fmt, 30.0);
+	d = decide(buf, NULL);
+	ck_assert_str_eq(primary(d), "occupancy_limited");
+	f = find(d, "poor_memory_coalescing");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_double_eq_tol(json_number_value(json_object_get(f, "estimated_gain_pct")),
+	    26.25, 0.06);
+	ck_assert_str_eq(json_string_value(json_object_get(f, "gain_basis")),
+	    "coalescing_time_share");
+	json_decref(d);
+	snprintf(buf, sizeof(buf), fmt, 90.0);
+	d = decide(buf, NULL);
+	ck_assert_str_eq(primary(d), "poor_memory_coalescing");
+	json_decref(d);
+}
+END_TEST
+
+/*
  * L2 at three quarters of its peak with DRAM idle is a kernel re-reading
  * what L2 holds: memory-bound at L2, with the reuse advice; at two thirds it
  * is not.
@@ -460,7 +496,9 @@ END_TEST
  * half of all the bytes moved is waste.  One lane's load of 4 bytes uses 4
  * of its one sector and wastes nothing (a pointer chase by lane 0); a ratio
  * of 0 (loads that bypass the LSU path) says nothing; a few scattered stores
- * beside a coalesced stream waste a sliver of its bytes.
+ * beside a coalesced stream waste a sliver of its bytes.  The gain is the
+ * waste times how busy DRAM is (85 %): wasted bytes cost time as far as the
+ * level carrying them is the limit.
  */
 START_TEST(test_decide_coalescing_from_bytes_per_sector)
 {
@@ -469,10 +507,10 @@ START_TEST(test_decide_coalescing_from_bytes_per_sector)
 		const char *want;
 		double excess, gain;
 	} cases[] = {
-		{ { 1200, 100, 32.0 / 3 }, { 0, 0, 0 }, "poor_memory_coalescing", 3, 66.67 },
-		{ { 1200, 100, 10.67 }, { 400, 100, 32 }, "poor_memory_coalescing", 3, 50 },
+		{ { 1200, 100, 32.0 / 3 }, { 0, 0, 0 }, "poor_memory_coalescing", 3, 56.67 },
+		{ { 1200, 100, 10.67 }, { 400, 100, 32 }, "poor_memory_coalescing", 3, 42.5 },
 		{ { 100, 100, 4 }, { 0, 0, 0 }, "memory_bandwidth_bound", 1, 0 },
-		{ { 1600, 100, 16 }, { 0, 0, 0 }, "poor_memory_coalescing", 2, 50 },
+		{ { 1600, 100, 16 }, { 0, 0, 0 }, "poor_memory_coalescing", 2, 42.5 },
 		{ { 1200, 100, 0 }, { 0, 0, 0 }, "memory_bandwidth_bound", -1, 0 },
 		{ { 1e6, 2.5e5, 32 }, { 800, 100, 4 }, "memory_bandwidth_bound", 8, 0 },
 	};
@@ -1229,6 +1267,7 @@ rules_suite(void)
 	tcase_add_test(tc, test_decide_outranks_need_an_explaining_gain);
 	tcase_add_test(tc, test_decide_idle_sms_from_active_cycles);
 	tcase_add_test(tc, test_decide_l2_bound_from_70_pct);
+	tcase_add_test(tc, test_decide_coalescing_gain_follows_memory_busy);
 	tcase_add_test(tc, test_decide_latency_gain_without_stalls);
 	tcase_add_test(tc, test_decide_async_pipeline_from_metrics);
 	tcase_add_test(tc, test_decide_atomics_outrank_their_shared_replays);
