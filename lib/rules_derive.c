@@ -497,13 +497,13 @@ kp_rules_derive_more(struct ctx *c, const char *name, double *out, int *rc)
 		 * is busy: the waste share times the busiest of DRAM, L2 and L1
 		 * (a dependent gather with idle memory waits on latency, not on
 		 * the bytes it throws away) */
-		double m = -1, l = -1;
-		int hm, hl;
+		double l1, busy;
+		int hm = kp_rules_value(c, "memory_busiest_pct", &b) == 0;
+		int hl = kp_rules_raw(c, "l1tex_throughput_pct", &l1) == 0;
 
-		hm = kp_rules_value(c, "memory_busiest_pct", &m) == 0;
-		hl = kp_rules_raw(c, "l1tex_throughput_pct", &l) == 0;
-		if ((hm || hl) && kp_rules_value(c, "sectors_wasted_share", &a) == 0)
-			*out = clamp01(a * clamp01((m > l ? m : l) / 100)), *rc = 0;
+		if (larger_present(hm, b, hl, l1, &busy) == 0 &&
+		    kp_rules_value(c, "sectors_wasted_share", &a) == 0)
+			*out = clamp01(a * clamp01(busy / 100)), *rc = 0;
 	} else if (strcmp(name, "memory_busiest_pct") == 0) {
 		int hd = kp_rules_raw(c, "dram_throughput_pct", &a) == 0;
 		int hl = kp_rules_raw(c, "l2_throughput_pct", &b) == 0;
