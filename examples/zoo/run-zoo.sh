@@ -6,21 +6,40 @@
 # and copied.  Prints one line per workload, then the table: expected class, kp's
 # primary class, the busiest unit, seconds.  Each profile stays in
 # OUTDIR/prof/NAME.
+#
+# ZOO_REPLAY=FIXDIR replays instead, with no GPU: nothing is built, and
+# tests/bin/ncu answers each workload from the stage files a run left in
+# FIXDIR/NAME/ (to-fixture.sh); a workload without them is skipped.  With an
+# earlier build first on PATH that scores the same captures by the rules that
+# ran before a change (a held-out set's score before and after).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:?usage: run-zoo.sh OUTDIR [NAME ...]}; shift
 tsv=${ZOO_TSV:-$here/zoo.tsv}
 src=$(cd "$(dirname "$tsv")" && pwd)
-mkdir -p "$out/build" "$out/prof"
-for cu in "$src"/*.cu; do
-	b=$out/build/$(basename "$cu" .cu)
-	[ -x "$b" ] || nvcc -O3 -lineinfo -arch=sm_90 -o "$b" "$cu" || exit 1
-done
-cp "$src"/*.py "$out/build/"
+replay=${ZOO_REPLAY:-}
+mkdir -p "$out/build" "$out/prof" || exit 1
+out=$(cd "$out" && pwd)
+if [ -n "$replay" ]; then
+	replay=$(cd "$replay" && pwd) || exit 1
+	PATH=$PATH:$here/../../tests/bin
+else
+	for cu in "$src"/*.cu; do
+		b=$out/build/$(basename "$cu" .cu)
+		[ -x "$b" ] || nvcc -O3 -lineinfo -arch=sm_90 -o "$b" "$cu" || exit 1
+	done
+	cp "$src"/*.py "$out/build/"
+fi
 want=" $* "
 printf '%-17s %-28s %-28s %-5s %-7s %s\n' name expected kp ok seconds busiest > "$out/table.txt"
 grep -v '^#' "$tsv" | while IFS='	' read -r name cmd re expect unit; do
 	[ "$want" = "  " ] || case $want in *" $name "*) ;; *) continue ;; esac
+	if [ -n "$replay" ]; then
+		[ -f "$replay/$name/basic_raw.csv" ] ||
+		    { echo "run-zoo.sh: no $replay/$name/basic_raw.csv" >&2; continue; }
+		KP_FAKE_NCU_DIR=$replay/$name
+		export KP_FAKE_NCU_DIR
+	fi
 	cd "$out/build" || exit 1
 	rm -rf "$out/prof/$name"
 	t0=$(date +%s.%N)
