@@ -335,6 +335,26 @@ async_pipeline(struct ctx *c, double *out)
 	return -1;
 }
 
+/* Warps waiting for other threads: at a barrier for the slowest warp, at a
+ * memory fence until earlier writes are visible, asleep in a spin-wait on a
+ * flag; the summary's stall shares, else the source page's. */
+static int
+sync_stall(struct ctx *c, double *out)
+{
+	static const char *const r[] = { "any_stall_share.barrier", "any_stall_share.membar",
+		"any_stall_share.sleeping" };
+	double v;
+	size_t i;
+	int have = 0;
+
+	*out = 0;
+	for (i = 0; i < sizeof(r) / sizeof(r[0]); i++)
+		if (kp_rules_value(c, r[i], &v) == 0)
+			*out += v, have = 1;
+	*out = clamp01(*out);
+	return have ? 0 : -1;
+}
+
 int
 kp_rules_derive_more(struct ctx *c, const char *name, double *out, int *rc)
 {
@@ -387,6 +407,16 @@ kp_rules_derive_more(struct ctx *c, const char *name, double *out, int *rc)
 		 * overlapping anything: a tile loaded, waited for, then met at
 		 * the barrier */
 		if (kp_rules_value(c, "any_stall_share.barrier", &a) == 0) {
+			if (kp_rules_value(c, "src.staging_share", &b) != 0)
+				b = 0;
+			*out = clamp01(a + b), *rc = 0;
+		}
+	} else if (strcmp(name, "sync_stall_share") == 0) {
+		*rc = sync_stall(c, out);
+	} else if (strcmp(name, "sync_exposed_share") == 0) {
+		/* every wait for other threads, plus the staging loads a
+		 * barrier keeps from overlapping anything */
+		if (sync_stall(c, &a) == 0) {
 			if (kp_rules_value(c, "src.staging_share", &b) != 0)
 				b = 0;
 			*out = clamp01(a + b), *rc = 0;
@@ -590,6 +620,8 @@ kp_rules_derive_inputs(const char *name)
 		{ "occupancy_headroom", " (theoretical_occupancy_pct)" },
 		{ "local_time_share", " (the source page's local samples, local and global requests, DRAM and L2 throughput)" },
 		{ "barrier_exposed_share", " (barrier stalls, the source page's shared stores waiting on global loads)" },
+		{ "sync_stall_share", " (barrier, membar and sleeping stalls: summary stalls or the source page)" },
+		{ "sync_exposed_share", " (barrier, membar and sleeping stalls, the source page's shared stores waiting on global loads)" },
 		{ "l1_shared_share", " (l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}.sum, l1tex__t_sectors_pipe_lsu_mem_{global,local}_op_{ld,st}.sum, or the source page's)" },
 		{ "memory_busiest_pct", " (dram_throughput_pct, l2_throughput_pct)" },
 		{ "compute_busy_pct", " (the busiest pipe, the issue slots)" },

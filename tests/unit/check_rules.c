@@ -489,6 +489,61 @@ START_TEST(test_decide_l2_bound_from_70_pct)
 END_TEST
 
 /*
+ * A barrier is not the only wait for other threads: warps held at memory
+ * fences (__threadfence after each write) or asleep in a spin-wait on a
+ * flag wait on the same kind of cause, and a kernel that splits its wait
+ * between barriers and fences waits as long as one that spends it at
+ * either.  Each case: stalls (barrier, membar, sleeping, long_scoreboard,
+ * wait, selected) with the issue slots 20 % busy; the advice follows the
+ * reason that holds the warps.  Before sync_stall_share only the barrier
+ * case had a sync finding (a real fence kernel would read latency_bound,
+ * its top stall named, with generic advice).
+ */
+START_TEST(test_decide_sync_beyond_barriers)
+{
+	static const struct {
+		double barrier, membar, sleeping;
+		const char *advice, *not_advice;
+		double gain;
+	} cases[] = {
+		{ 0, 6, 0, "Memory fences hold", "Double-buffer", 60 },
+		{ 0, 0, 5, "Sleeping warps hold", "Memory fences hold", 50 },
+		{ 2, 2, 0, "Memory fences hold", "Sleeping warps", 40 },
+		{ 5, 0, 0, "Double-buffer", "Memory fences hold", 50 },
+	};
+	static const char fmt[] = "{\"name\": \"k\", \"summary\": {\"issue_active_pct\": 20,"
+	    " \"ipc\": 0.8, \"stalls\": {\"barrier\": %g, \"membar\": %g, \"sleeping\": %g,"
+	    " \"long_scoreboard\": %g, \"wait\": 2, \"selected\": 1}}}";
+	char buf[512];
+	size_t i, j;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		double rest = 10 - 3 - cases[i].barrier - cases[i].membar - cases[i].sleeping;
+		json_t *d, *f, *a;
+		int seen = 0;
+
+		snprintf(buf, sizeof(buf), fmt, cases[i].barrier, cases[i].membar,
+		    cases[i].sleeping, rest);
+		d = decide(buf, NULL);
+		ck_assert_msg(primary(d) && strcmp(primary(d), "synchronization_bound") == 0,
+		    "case %zu: %s", i, primary(d) ? primary(d) : "none");
+		f = find(d, "synchronization_bound");
+		ck_assert_str_eq(json_string_value(json_object_get(f, "gain_basis")),
+		    "sync_exposed_share");
+		ck_assert_double_eq_tol(json_number_value(json_object_get(f, "estimated_gain_pct")),
+		    cases[i].gain, 0.05);
+		json_array_foreach(json_object_get(f, "next_actions"), j, a) {
+			seen |= strstr(json_string_value(a), cases[i].advice) != NULL;
+			ck_assert_msg(strstr(json_string_value(a), cases[i].not_advice) == NULL,
+			    "case %zu: %s", i, json_string_value(a));
+		}
+		ck_assert_msg(seen, "case %zu: no \"%s\"", i, cases[i].advice);
+		json_decref(d);
+	}
+}
+END_TEST
+
+/*
  * With no source page, the bytes the threads used of each sector say how
  * coalesced the accesses are whatever their width: a stride of three floats
  * reads 12 sectors a request (under twenty) but fills each with 10.7 of its
@@ -1267,6 +1322,7 @@ rules_suite(void)
 	tcase_add_test(tc, test_decide_outranks_need_an_explaining_gain);
 	tcase_add_test(tc, test_decide_idle_sms_from_active_cycles);
 	tcase_add_test(tc, test_decide_l2_bound_from_70_pct);
+	tcase_add_test(tc, test_decide_sync_beyond_barriers);
 	tcase_add_test(tc, test_decide_coalescing_gain_follows_memory_busy);
 	tcase_add_test(tc, test_decide_latency_gain_without_stalls);
 	tcase_add_test(tc, test_decide_async_pipeline_from_metrics);
