@@ -53,8 +53,22 @@ static const struct idea {
 	    "the scheduler finds an eligible warp more often", "ipc rises" },
 	{ "register_spill", "cut register pressure (smaller per-thread arrays, fewer live"
 	    " values)", "no local-memory traffic", "local_spill_requests falls to 0" },
-	{ "synchronization_bound", "fewer barriers (double buffering, warp-level sync)",
-	    "less time at barriers", "stalls.barrier drops" },
+	{ "synchronization_bound", "fewer waits for other threads: fewer barriers (double"
+	    " buffering, warp-level sync), fences once per batch and at block scope, no spin-waits",
+	    "less time at barriers, fences and locks", "stalls.barrier, stalls.membar and"
+	    " stalls.sleeping drop" },
+	{ "l1_throughput_bound", "move less through L1: keep reused values in registers,"
+	    " exchange them by warp shuffles rather than shared memory, stage reused global"
+	    " data once", "L1/TEX leaves headroom", "l1tex_throughput_pct falls while"
+	    " duration_ns drops" },
+	{ "atomic_contention", "aggregate before updating: a warp or block reduction, then one"
+	    " atomic per warp or block, or private copies merged at the end",
+	    "fewer updates serialise on the same addresses", "duration_ns drops;"
+	    " lts__d_atomic_input_cycles_active.max falls" },
+	{ "latency_bound", "more independent work per thread (unrolling, several"
+	    " accumulators), loads issued earlier, more warps where occupancy allows",
+	    "instructions issue in more cycles", "ipc rises and the largest stall reason"
+	    " (stalls.<reason>) drops" },
 	{ "divergence_bound", "make branches uniform within a warp",
 	    "all 32 lanes do useful work", "threads per instruction rises toward 32" },
 };

@@ -8,6 +8,7 @@
 #include "kp_atomic.h"
 #include "kp_diag.h"
 #include "kp_report.h"
+#include "rules_int.h"
 
 static const char *const sections[] = {
 	"## Target summary", "## Kernel filter", "## Profiler", "## Commands",
@@ -120,6 +121,33 @@ START_TEST(test_report_malformed_decision_is_an_error)
 }
 END_TEST
 
+/* Every class of the taxonomy comes with a change to try, its effect and
+ * the metric that checks it, not only "duration_ns should drop". */
+START_TEST(test_report_every_class_has_a_hypothesis)
+{
+	struct kp_err err;
+	char *d = tmpdir(), *det = kp_path_join(d, "details"), *t;
+	char buf[512];
+	size_t i;
+
+	ck_assert_int_eq(kp_mkdirs(det, &err), 0);
+	for (i = 0; kp_rule_classes[i] != NULL; i++) {
+		snprintf(buf, sizeof buf, "{\"primary\":\"%s\",\"findings\":[{\"class\":\"%s\","
+		    "\"severity\":\"high\",\"score\":3,\"text\":\"t\",\"evidence\":[]}]}",
+		    kp_rule_classes[i], kp_rule_classes[i]);
+		put(d, "details/bottleneck_decision.json", buf);
+		t = kp_report_render(d, &err);
+		ck_assert_msg(t != NULL, "%s", err.msg);
+		ck_assert_msg(strstr(t, "   - Change: ") != NULL, "%s: no change", kp_rule_classes[i]);
+		ck_assert_msg(strstr(t, "duration_ns should drop") == NULL, "%s: no check",
+		    kp_rule_classes[i]);
+		free(t);
+	}
+	free(det);
+	rmtree(d);
+}
+END_TEST
+
 static Suite *
 report_suite(void)
 {
@@ -129,6 +157,7 @@ report_suite(void)
 	tcase_add_test(tc, test_report_empty_folder_has_every_section);
 	tcase_add_test(tc, test_report_cites_summary_and_hotspot);
 	tcase_add_test(tc, test_report_malformed_decision_is_an_error);
+	tcase_add_test(tc, test_report_every_class_has_a_hypothesis);
 	suite_add_tcase(s, tc);
 	return s;
 }
