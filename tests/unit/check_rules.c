@@ -494,7 +494,7 @@ END_TEST
  * flag wait on the same kind of cause, and a kernel that splits its wait
  * between barriers and fences waits as long as one that spends it at
  * either.  Each case: stalls (barrier, membar, sleeping, long_scoreboard,
- * wait, selected) with the issue slots 20 % busy; the advice follows the
+ * wait, selected) and IPC 0.8; the advice follows the
  * reason that holds the warps.  Before sync_stall_share only the barrier
  * case had a sync finding (a real fence kernel would read latency_bound,
  * its top stall named, with generic advice).
@@ -511,7 +511,7 @@ START_TEST(test_decide_sync_beyond_barriers)
 		{ 2, 2, 0, "Memory fences hold", "Sleeping warps", 40 },
 		{ 5, 0, 0, "Double-buffer", "Memory fences hold", 50 },
 	};
-	static const char fmt[] = "{\"name\": \"k\", \"summary\": {\"issue_active_pct\": 20,"
+	static const char fmt[] = "{\"name\": \"k\", \"summary\": {"
 	    " \"ipc\": 0.8, \"stalls\": {\"barrier\": %g, \"membar\": %g, \"sleeping\": %g,"
 	    " \"long_scoreboard\": %g, \"wait\": 2, \"selected\": 1}}}";
 	char buf[512];
@@ -538,6 +538,53 @@ START_TEST(test_decide_sync_beyond_barriers)
 			    "case %zu: %s", i, json_string_value(a));
 		}
 		ck_assert_msg(seen, "case %zu: no \"%s\"", i, cases[i].advice);
+		json_decref(d);
+	}
+}
+END_TEST
+
+/*
+ * latency_bound's advice follows the stall reason that holds the warps: a
+ * dependent arithmetic chain ("wait"), constant-cache misses, full memory
+ * instruction queues.  Each case puts 0.5 of the stalls on one reason, with
+ * no unit busy; only that reason's advice is given, beside the general one.
+ */
+START_TEST(test_decide_latency_advice_follows_the_stall)
+{
+	static const struct {
+		const char *reason, *advice;
+	} cases[] = {
+		{ "wait", "Fixed-latency dependencies" },
+		{ "imc_miss", "Constant-cache misses" },
+		{ "lg_throttle", "memory instruction queues are full" },
+		{ "short_scoreboard", "Short-scoreboard waits" },
+		{ "no_instruction", "Instruction fetch" },
+		{ "branch_resolving", "Branch resolution" },
+	};
+	static const char fmt[] = "{\"name\": \"k\", \"metrics\":"
+	    " {\"smsp__issue_active.avg.pct_of_peak_sustained_active\": 15}, \"summary\": {"
+	    " \"dram_throughput_pct\": 5, \"l2_throughput_pct\": 6, \"l1tex_throughput_pct\": 7,"
+	    " \"ipc\": 2.5, \"stalls\": {\"%s\": 5, \"dispatch_stall\": 4, \"selected\": 1}}}";
+	char buf[512];
+	size_t i, j, k;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		json_t *d, *f, *a;
+		int seen = 0;
+
+		snprintf(buf, sizeof(buf), fmt, cases[i].reason);
+		d = decide(buf, NULL);
+		f = find(d, "latency_bound");
+		ck_assert_msg(f != NULL, "%s: no latency_bound", cases[i].reason);
+		json_array_foreach(json_object_get(f, "next_actions"), j, a) {
+			const char *t = json_string_value(a);
+
+			seen |= strstr(t, cases[i].advice) != NULL;
+			for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++)
+				ck_assert_msg(k == i || strstr(t, cases[k].advice) == NULL,
+				    "%s: %s", cases[i].reason, t);
+		}
+		ck_assert_msg(seen, "%s: no \"%s\"", cases[i].reason, cases[i].advice);
 		json_decref(d);
 	}
 }
@@ -1323,6 +1370,7 @@ rules_suite(void)
 	tcase_add_test(tc, test_decide_idle_sms_from_active_cycles);
 	tcase_add_test(tc, test_decide_l2_bound_from_70_pct);
 	tcase_add_test(tc, test_decide_sync_beyond_barriers);
+	tcase_add_test(tc, test_decide_latency_advice_follows_the_stall);
 	tcase_add_test(tc, test_decide_coalescing_gain_follows_memory_busy);
 	tcase_add_test(tc, test_decide_latency_gain_without_stalls);
 	tcase_add_test(tc, test_decide_async_pipeline_from_metrics);
