@@ -237,6 +237,41 @@ while read -r kind rest; do
     esac
 done < "$tmp.rank"
 
+# (e) Every threshold the README's class table states as "`metric` OP value"
+#     is one of that class's when: or unless: conditions in the rules file
+#     (its latency_bound row said < 40 when the rule said < 60).
+python3 - references/rules/bottleneck_rules.yaml references/rules/README.md > "$tmp.thr" <<'PY'
+import re, sys
+y = open(sys.argv[1]).read()
+conds = {}
+for m in re.finditer(r"^  - id: (\w+)\n(.*?)(?=^  - id: |\Z)", y, re.S | re.M):
+    cs = set()
+    for part in re.finditer(r"^    (?:when|unless):\n(.*?)(?=^    \w|\Z)", m.group(2), re.S | re.M):
+        for c in re.finditer(r'\{metric: ([\w.]+), op: "([<>=!]+)", value: ([\d.]+)\}', part.group(1)):
+            cs.add((c.group(1), c.group(2), float(c.group(3))))
+    conds[m.group(1)] = cs
+n = 0
+for no, line in enumerate(open(sys.argv[2]), 1):
+    m = re.match(r"^\| `(\w+)` \|[^|]*\| (.*) \|$", line)
+    if not m or m.group(1) not in conds:
+        continue
+    for t in re.finditer(r"`([\w.]+)` (>=|<=|<|>|==) ([\d.]+)", m.group(2)):
+        n += 1
+        key = (t.group(1), t.group(2), float(t.group(3)))
+        if key in conds[m.group(1)]:
+            print("OK")
+        else:
+            print("BAD line %d: %s %s %s %s is no condition of the rule" % ((no, m.group(1)) + t.groups()))
+if n == 0:
+    print("BAD no thresholds found in the class table")
+PY
+while read -r kind rest; do
+    case $kind in
+        OK) ok ;;
+        *) bad "references/rules/README.md threshold: $rest" ;;
+    esac
+done < "$tmp.thr"
+
 n_gpus=$(grep -c '^  - name:' "$SPECS")
 if [ "$n_gpus" -ge 1 ]; then ok; else bad "gpu_specs.yaml lists no GPUs"; fi
 
