@@ -144,16 +144,23 @@ kp_commands_write(json_t *runs, const char *path, struct kp_err *err)
 
 /* ---- details/metrics_raw.csv ---- */
 
+/* One quoted cell and the separator after it; a quote inside is doubled.
+ * Spans go out whole and single bytes unlocked: the merge writes every cell
+ * of every launch, and a locked putc a byte was three quarters of its time. */
 static void
-csv_put(FILE *fp, const char *s)
+csv_put(FILE *fp, const char *s, int sep)
 {
-	putc('"', fp);
-	for (; *s != '\0'; s++) {
-		if (*s == '"')
-			putc('"', fp);
-		putc(*s, fp);
+	const char *q;
+
+	putc_unlocked('"', fp);
+	while ((q = strchr(s, '"')) != NULL) {
+		fwrite(s, 1, (size_t)(q - s) + 1, fp);
+		putc_unlocked('"', fp);
+		s = q + 1;
 	}
-	putc('"', fp);
+	fputs(s, fp);
+	putc_unlocked('"', fp);
+	putc_unlocked(sep, fp);
 }
 
 /* Header and units of one raw file; columns added to cols/units, map filled. */
@@ -431,13 +438,10 @@ drive(struct merge *g, size_t d, struct kp_err *err)
 				got[ngot++] = r;
 			snprintf(stages + len, sizeof(stages) - len, ";%s", g->f[q].stage);
 		}
-		for (j = 0; j < g->ncols; j++) {
-			csv_put(g->out->fp, g->cell[j] != NULL ? g->cell[j] : "");
-			putc(',', g->out->fp);
-		}
+		for (j = 0; j < g->ncols; j++)
+			csv_put(g->out->fp, g->cell[j] != NULL ? g->cell[j] : "", ',');
 		fprintf(g->out->fp, "\"%zu\",", occ);
-		csv_put(g->out->fp, stages);
-		putc('\n', g->out->fp);
+		csv_put(g->out->fp, stages, '\n');
 		for (j = 0; j < ngot; j++)
 			mrow_free(got[j]);
 	}
@@ -536,15 +540,11 @@ kp_merge_raw(const char *const *paths, const char *const *stagev, size_t n, cons
 		goto done;
 	opened = 1;
 	g.out = &a;
-	json_array_foreach(cols, j, v) {
-		csv_put(a.fp, json_string_value(v));
-		putc(',', a.fp);
-	}
+	json_array_foreach(cols, j, v)
+		csv_put(a.fp, json_string_value(v), ',');
 	fputs("\"Launch\",\"Stages\"\n", a.fp);
-	json_array_foreach(units, j, v) {
-		csv_put(a.fp, json_string_value(v));
-		putc(',', a.fp);
-	}
+	json_array_foreach(units, j, v)
+		csv_put(a.fp, json_string_value(v), ',');
 	fputs("\"\",\"\"\n", a.fp);
 	for (i = 0; i < n; i++)
 		if (drive(&g, i, err) < 0)

@@ -387,6 +387,40 @@ START_TEST(test_merge_one_row_per_launch)
 }
 END_TEST
 
+/* A cell holding quotes and commas (a templated kernel name, a string
+ * literal in a launch argument) comes out of the merge as it went in. */
+START_TEST(test_merge_keeps_quoted_cells)
+{
+	static const char csv[] = "\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\"\n"
+	    "\"\",\"\",\"ns\"\n"
+	    "\"0\",\"k<\"\"a,b\"\">(\"\"\"\")\",\"1,024\"\n";
+	struct kp_err err;
+	char in[] = "/tmp/kp-mergeq-XXXXXX", out[] = "/tmp/kp-mergeo-XXXXXX";
+	const char *names[] = { "basic" };
+	int fi = mkstemp(in), fo = mkstemp(out);
+	struct kp_csv *c;
+
+	ck_assert_int_ge(fi, 0);
+	ck_assert_int_ge(fo, 0);
+	ck_assert_int_eq(write(fi, csv, sizeof csv - 1), (ssize_t)(sizeof csv - 1));
+	close(fi);
+	close(fo);
+	ck_assert_msg(kp_merge_raw((const char *[]){ in }, names, 1, out, &err) == 0, "%s", err.msg);
+	c = kp_csv_open_path(out, &err);
+	ck_assert_ptr_nonnull(c);
+	ck_assert_int_eq(kp_csv_next(c, &err), 1);
+	ck_assert_int_eq(kp_csv_next(c, &err), 1);
+	ck_assert_int_eq(kp_csv_next(c, &err), 1);
+	ck_assert_str_eq(kp_csv_field(c, 1)->s, "k<\"a,b\">(\"\")");
+	ck_assert_str_eq(kp_csv_field(c, 2)->s, "1,024");
+	ck_assert_str_eq(kp_csv_field(c, 4)->s, "basic");
+	ck_assert_int_eq(kp_csv_next(c, &err), 0);
+	kp_csv_close(c);
+	unlink(in);
+	unlink(out);
+}
+END_TEST
+
 static Suite *
 collect_suite(void)
 {
@@ -406,6 +440,7 @@ collect_suite(void)
 	tcase_add_test(tc, test_manifest_yaml_roundtrip);
 	tcase_add_test(tc, test_commands_sh_reproduces_argv);
 	tcase_add_test(tc, test_merge_one_row_per_launch);
+	tcase_add_test(tc, test_merge_keeps_quoted_cells);
 	suite_add_tcase(s, tc);
 	return s;
 }
