@@ -31,6 +31,7 @@ static const char *const global_ops[] = { "LDG", "STG", "LD", "ST", "LDGSTS", "L
 	"UTMALDG", "UTMASTG", "UTMAPF", "UTMAREDG", "UBLKCP", "ATOM", "ATOMG", "RED", "REDG",
 	"CCTL", NULL };
 static const char *const spill_ops[] = { "LDL", "STL", NULL };
+static const char *const atomic_ops[] = { "ATOM", "ATOMG", "RED", "REDG", "ATOMS", NULL };
 static const char *const sync_ops[] = { "BAR", "SYNCS", "MEMBAR", "ERRBAR", "UCGABAR_ARV",
 	"UCGABAR_WAIT", NULL };
 static const char *const branch_ops[] = { "BRA", "BRX", "BRXU", "JMP", "JMX", "BSSY", "BSYNC",
@@ -50,6 +51,10 @@ kp_hotspot_class(const char *op, const char *reason, int conflicts)
 		return "synchronization_bound";
 	if (in(op, spill_ops))
 		return "register_spill";
+	/* an atomic, or an instruction waiting on one (an acquire's CCTL, the
+	 * use of atomicAdd's old value): updates serialise where they land */
+	if (in(op, atomic_ops))
+		return "atomic_contention";
 	if (in(op, shared_ops) && (strcmp(r, "short_scoreboard") == 0 ||
 	    strcmp(r, "mio_throttle") == 0)) {
 		if (conflicts)

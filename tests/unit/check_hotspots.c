@@ -463,6 +463,13 @@ START_TEST(test_hotspot_classes)
 	ck_assert_str_eq(kp_hotspot_class("IMAD", "wait", 0), "compute_pipeline_bound");
 	ck_assert_str_eq(kp_hotspot_class("STG", "wait", 0), "");
 	ck_assert_str_eq(kp_hotspot_class("FFMA", "no_instruction", 0), "");
+	/* an atomic, or (the producer's op is passed) a CCTL or add waiting on
+	 * one; shared atomics too, whose same-word replays look like conflicts;
+	 * a fence's wait stays synchronization */
+	ck_assert_str_eq(kp_hotspot_class("ATOMG", "long_scoreboard", 0), "atomic_contention");
+	ck_assert_str_eq(kp_hotspot_class("RED", "lg_throttle", 0), "atomic_contention");
+	ck_assert_str_eq(kp_hotspot_class("ATOMS", "short_scoreboard", 1), "atomic_contention");
+	ck_assert_str_eq(kp_hotspot_class("ATOMG", "membar", 0), "synchronization_bound");
 }
 END_TEST
 
