@@ -580,7 +580,17 @@ START_TEST(test_sass_tensor_families_and_descriptions)
 	ck_assert_int_eq(kp_sass_is_tensor(""), 0);
 	ck_assert_ptr_nonnull(strstr(kp_sass_describe("HGMMA"), "tensor cores"));
 	ck_assert_ptr_nonnull(strstr(kp_sass_describe("UTMALDG"), "TMA"));
-	ck_assert_ptr_nonnull(kp_sass_describe("ATOMG"));	/* the first of the table */
+	ck_assert_ptr_nonnull(kp_sass_describe("ATOM"));	/* the first of the table */
+	{
+		/* the ops the kept captures' top rows name, each found (the
+		 * lookup is a binary search: a misplaced entry is missed) */
+		static const char *const top[] = { "ATOMG", "CCTL", "SHF", "UISETP", "MOVM",
+			"VIADD", "ULDC", "REDG", "NANOSLEEP", "IDP", "VOTE", NULL };
+		size_t t;
+
+		for (t = 0; top[t] != NULL; t++)
+			ck_assert_msg(kp_sass_describe(top[t]) != NULL, "%s", top[t]);
+	}
 	ck_assert_ptr_nonnull(kp_sass_describe("WARPSYNC"));	/* the last */
 	ck_assert_ptr_null(kp_sass_describe("NOSUCHOP"));
 }
