@@ -33,7 +33,7 @@ static const char *const global_ops[] = { "LDG", "STG", "LD", "ST", "LDGSTS", "L
 static const char *const spill_ops[] = { "LDL", "STL", NULL };
 static const char *const atomic_ops[] = { "ATOM", "ATOMG", "RED", "REDG", "ATOMS", NULL };
 static const char *const sync_ops[] = { "BAR", "SYNCS", "MEMBAR", "ERRBAR", "UCGABAR_ARV",
-	"UCGABAR_WAIT", NULL };
+	"UCGABAR_WAIT", "NANOSLEEP", NULL };
 static const char *const branch_ops[] = { "BRA", "BRX", "BRXU", "JMP", "JMX", "BSSY", "BSYNC",
 	"BREAK", "WARPSYNC", "CALL", "RET", "EXIT", NULL };
 /* What an instruction waiting on a scoreboard waits for. */
@@ -47,7 +47,9 @@ kp_hotspot_class(const char *op, const char *reason, int conflicts)
 {
 	const char *r = reason ? reason : "";
 
-	if (strcmp(r, "barrier") == 0 || strcmp(r, "membar") == 0 || in(op, sync_ops))
+	/* waits for other threads: a barrier, a fence, a spin-wait's sleep */
+	if (strcmp(r, "barrier") == 0 || strcmp(r, "membar") == 0 || strcmp(r, "sleeping") == 0 ||
+	    in(op, sync_ops))
 		return "synchronization_bound";
 	if (in(op, spill_ops))
 		return "register_spill";

@@ -470,6 +470,8 @@ START_TEST(test_hotspot_classes)
 	ck_assert_str_eq(kp_hotspot_class("RED", "lg_throttle", 0), "atomic_contention");
 	ck_assert_str_eq(kp_hotspot_class("ATOMS", "short_scoreboard", 1), "atomic_contention");
 	ck_assert_str_eq(kp_hotspot_class("ATOMG", "membar", 0), "synchronization_bound");
+	ck_assert_str_eq(kp_hotspot_class("NANOSLEEP", "", 0), "synchronization_bound");
+	ck_assert_str_eq(kp_hotspot_class("LDG", "sleeping", 0), "synchronization_bound");
 }
 END_TEST
 
