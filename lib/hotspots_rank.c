@@ -76,6 +76,12 @@ kp_hotspot_class(const char *op, const char *reason, int conflicts)
 	if (op[0] && !in(op, shared_ops) && !in(op, global_ops) && !in(op, branch_ops) &&
 	    (strcmp(r, "math_pipe_throttle") == 0 || strcmp(r, "wait") == 0))
 		return "compute_pipeline_bound";
+	/* latencies no unit's load explains: a constant-cache miss, an
+	 * instruction fetch, the result of special math, a shuffle or a
+	 * special register (shared loads were taken above) */
+	if (strcmp(r, "imc_miss") == 0 || strcmp(r, "no_instruction") == 0 ||
+	    strcmp(r, "short_scoreboard") == 0)
+		return "latency_bound";
 	return "";
 }
 

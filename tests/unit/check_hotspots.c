@@ -462,7 +462,10 @@ START_TEST(test_hotspot_classes)
 	ck_assert_str_eq(kp_hotspot_class("MUFU", "math_pipe_throttle", 0), "compute_pipeline_bound");
 	ck_assert_str_eq(kp_hotspot_class("IMAD", "wait", 0), "compute_pipeline_bound");
 	ck_assert_str_eq(kp_hotspot_class("STG", "wait", 0), "");
-	ck_assert_str_eq(kp_hotspot_class("FFMA", "no_instruction", 0), "");
+	ck_assert_str_eq(kp_hotspot_class("FFMA", "no_instruction", 0), "latency_bound");
+	ck_assert_str_eq(kp_hotspot_class("LDC", "imc_miss", 0), "latency_bound");
+	ck_assert_str_eq(kp_hotspot_class("MUFU", "short_scoreboard", 0), "latency_bound");
+	ck_assert_str_eq(kp_hotspot_class("FFMA", "dispatch_stall", 0), "");
 	/* an atomic, or (the producer's op is passed) a CCTL or add waiting on
 	 * one; shared atomics too, whose same-word replays look like conflicts;
 	 * a fence's wait stays synchronization */
