@@ -503,6 +503,17 @@ rep_sec_confidence(struct rep *r)
 	    (rep_hf(h0, "line") && *rep_hf(h0, "line") && rep_hf(h0, "confidence") &&
 	    strcmp(rep_hf(h0, "confidence"), "high") == 0) ? "a source line with high"
 	    " confidence (1)" : "without a source line or with lower confidence (0)");
+	if (h0 != NULL && top != NULL && rep_hf(h0, "bottleneck_class") &&
+	    *rep_hf(h0, "bottleneck_class") && rep_jstr(top, "class")) {
+		/* not scored: a different class can be the same cause's symptom */
+		const char *hc = rep_hf(h0, "bottleneck_class"), *pc = rep_jstr(top, "class");
+
+		if (strcmp(hc, pc) == 0)
+			fprintf(r->fp, "- the top hotspot's class: %s, the primary's too\n", hc);
+		else
+			fprintf(r->fp, "- the top hotspot's class: %s, not the primary's (%s): read"
+			    " that line as a symptom or a second cause\n", hc, pc);
+	}
 	fprintf(r->fp, "- stages collected: %d (%d)\n", st, st >= 2);
 	fprintf(r->fp, "- launches: %lld%s\n\n", launches, launches <= 1 ?
 	    " (a single launch: no spread to judge noise by)" : "");

@@ -101,6 +101,17 @@ START_TEST(test_report_cites_summary_and_hotspot)
 	ck_assert_ptr_nonnull(strstr(t, "LDS \\| 61%"));
 	ck_assert_ptr_nonnull(strstr(t, "Hotspot: `g.cu:24`"));
 	ck_assert_ptr_nonnull(strstr(t, "Primary class: **memory_bandwidth_bound**"));
+	ck_assert_ptr_nonnull(strstr(t, "the top hotspot's class: memory_bandwidth_bound, the"
+	    " primary's too"));
+	free(t);
+	/* a primary of another class: the line is read as its symptom or a second cause */
+	put(d, "details/bottleneck_decision.json", "{\"primary\":\"l1_throughput_bound\","
+	    "\"findings\":[{\"class\":\"l1_throughput_bound\",\"severity\":\"high\","
+	    "\"score\":3,\"text\":\"L1 91 %\",\"evidence\":[]}]}");
+	t = kp_report_render(d, &err);
+	ck_assert_msg(t != NULL, "%s", err.msg);
+	ck_assert_ptr_nonnull(strstr(t, "the top hotspot's class: memory_bandwidth_bound, not the"
+	    " primary's (l1_throughput_bound)"));
 	free(t);
 	free(det);
 	rmtree(d);
