@@ -182,8 +182,10 @@ if [ -n "$demo" ]; then
 		[ -x "$top/tests/bin/ncu" ] && [ -d "$cap" ] ||
 			die 4 "--demo without a GPU needs the kp source tree (tests/bin/ncu and tests/fixtures)"
 		echo "$prog: no GPU here: replaying the bundled H200 capture of $kernel" >&2
-		KP_FAKE_NCU_DIR=$cap
-		export KP_FAKE_NCU_DIR
+		# the stage passes were captured one section set each; a pass that
+		# adds sections for the rules replays the capture's full set
+		KP_FAKE_NCU_DIR=$cap KP_FAKE_NCU_EXTRA=full
+		export KP_FAKE_NCU_DIR KP_FAKE_NCU_EXTRA
 		add --ncu-bin; add "$top/tests/bin/ncu"
 		set -- "$top/examples/cuda/bench_gemm" --kernel v0 --iters 20
 	fi
