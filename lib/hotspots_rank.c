@@ -78,9 +78,11 @@ kp_hotspot_class(const char *op, const char *reason, int conflicts)
 		return "compute_pipeline_bound";
 	/* latencies no unit's load explains: a constant-cache miss, an
 	 * instruction fetch, the result of special math, a shuffle or a
-	 * special register (shared loads were taken above) */
+	 * special register (op is the producer where one was found; a
+	 * consumer whose producer is unknown may wait on a shared load) */
 	if (strcmp(r, "imc_miss") == 0 || strcmp(r, "no_instruction") == 0 ||
-	    strcmp(r, "short_scoreboard") == 0)
+	    (strcmp(r, "short_scoreboard") == 0 && in(op, short_producers) &&
+	    !in(op, shared_ops)))
 		return "latency_bound";
 	return "";
 }

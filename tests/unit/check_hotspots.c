@@ -465,6 +465,8 @@ START_TEST(test_hotspot_classes)
 	ck_assert_str_eq(kp_hotspot_class("FFMA", "no_instruction", 0), "latency_bound");
 	ck_assert_str_eq(kp_hotspot_class("LDC", "imc_miss", 0), "latency_bound");
 	ck_assert_str_eq(kp_hotspot_class("MUFU", "short_scoreboard", 0), "latency_bound");
+	/* a consumer whose producer was not found may wait on a shared load */
+	ck_assert_str_eq(kp_hotspot_class("FFMA", "short_scoreboard", 0), "");
 	ck_assert_str_eq(kp_hotspot_class("FFMA", "dispatch_stall", 0), "");
 	/* an atomic, or (the producer's op is passed) a CCTL or add waiting on
 	 * one; shared atomics too, whose same-word replays look like conflicts;
