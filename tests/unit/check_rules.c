@@ -560,6 +560,7 @@ START_TEST(test_decide_latency_advice_follows_the_stall)
 		{ "short_scoreboard", "Short-scoreboard waits" },
 		{ "no_instruction", "Instruction fetch" },
 		{ "branch_resolving", "Branch resolution" },
+		{ "drain", "Draining warps" },
 	};
 	static const char fmt[] = "{\"name\": \"k\", \"metrics\":"
 	    " {\"smsp__issue_active.avg.pct_of_peak_sustained_active\": 15}, \"summary\": {"
