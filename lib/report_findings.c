@@ -63,8 +63,9 @@ static const struct idea {
 	    " duration_ns drops" },
 	{ "atomic_contention", "aggregate before updating: a warp or block reduction, then one"
 	    " atomic per warp or block, or private copies merged at the end",
-	    "fewer updates serialise on the same addresses", "duration_ns drops;"
-	    " lts__d_atomic_input_cycles_active.max falls" },
+	    "fewer updates serialise on the same addresses", "duration_ns drops (and in"
+	    " details/metrics_all.json the busiest L2 slice's atomic unit,"
+	    " lts__d_atomic_input_cycles_active.max, falls)" },
 	{ "latency_bound", "more independent work per thread (unrolling, several"
 	    " accumulators), loads issued earlier, more warps where occupancy allows",
 	    "instructions issue in more cycles", "ipc rises and the largest stall reason"
