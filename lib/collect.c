@@ -144,22 +144,11 @@ kp_commands_write(json_t *runs, const char *path, struct kp_err *err)
 
 /* ---- details/metrics_raw.csv ---- */
 
-/* One quoted cell and the separator after it; a quote inside is doubled.
- * Spans go out whole and single bytes unlocked: the merge writes every cell
- * of every launch, and a locked putc a byte was three quarters of its time. */
+/* One quoted cell and the separator after it (write errors show at close). */
 static void
 csv_put(FILE *fp, const char *s, int sep)
 {
-	const char *q;
-
-	putc_unlocked('"', fp);
-	while ((q = strchr(s, '"')) != NULL) {
-		fwrite(s, 1, (size_t)(q - s) + 1, fp);
-		putc_unlocked('"', fp);
-		s = q + 1;
-	}
-	fputs(s, fp);
-	putc_unlocked('"', fp);
+	(void)kp_csv_put_quoted(fp, s);
 	putc_unlocked(sep, fp);
 }
 

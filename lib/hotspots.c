@@ -20,6 +20,7 @@
 
 #include <jansson.h>
 
+#include "kp_csv.h"
 #include "kp_diag.h"
 #include "kp_hotspots.h"
 #include "hotspots_int.h"
@@ -58,13 +59,8 @@ csv_field(FILE *fp, const char *s, int last)
 
 	if (strpbrk(s, ",\"\r\n") == NULL)
 		rc = fputs(s, fp);
-	else {
-		rc = fputc('"', fp);
-		for (; *s && rc != EOF; s++)
-			rc = *s == '"' ? fputs("\"\"", fp) : fputc(*s, fp);
-		if (rc != EOF)
-			rc = fputc('"', fp);
-	}
+	else
+		rc = kp_csv_put_quoted(fp, s) < 0 ? EOF : 0;
 	if (rc != EOF)
 		rc = fputc(last ? '\n' : ',', fp);
 	return rc == EOF ? -1 : 0;
