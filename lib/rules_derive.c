@@ -355,6 +355,19 @@ sync_stall(struct ctx *c, double *out)
 	return have ? 0 : -1;
 }
 
+/* A wait at a barrier plus the staging loads the barrier keeps from
+ * overlapping anything (a tile loaded, waited for, then met at the
+ * barrier): the page's staging share, none without a page. */
+static double
+plus_staging(struct ctx *c, double wait)
+{
+	double s;
+
+	if (kp_rules_value(c, "src.staging_share", &s) != 0)
+		s = 0;
+	return clamp01(wait + s);
+}
+
 int
 kp_rules_derive_more(struct ctx *c, const char *name, double *out, int *rc)
 {
@@ -403,24 +416,13 @@ kp_rules_derive_more(struct ctx *c, const char *name, double *out, int *rc)
 	} else if (strcmp(name, "src.staging_share") == 0) {
 		*rc = src_ratio(c, "staging_samples", "samples", out);
 	} else if (strcmp(name, "barrier_exposed_share") == 0) {
-		/* barrier waits plus the staging loads a barrier keeps from
-		 * overlapping anything: a tile loaded, waited for, then met at
-		 * the barrier */
-		if (kp_rules_value(c, "any_stall_share.barrier", &a) == 0) {
-			if (kp_rules_value(c, "src.staging_share", &b) != 0)
-				b = 0;
-			*out = clamp01(a + b), *rc = 0;
-		}
+		if (kp_rules_value(c, "any_stall_share.barrier", &a) == 0)
+			*out = plus_staging(c, a), *rc = 0;
 	} else if (strcmp(name, "sync_stall_share") == 0) {
 		*rc = sync_stall(c, out);
 	} else if (strcmp(name, "sync_exposed_share") == 0) {
-		/* every wait for other threads, plus the staging loads a
-		 * barrier keeps from overlapping anything */
-		if (sync_stall(c, &a) == 0) {
-			if (kp_rules_value(c, "src.staging_share", &b) != 0)
-				b = 0;
-			*out = clamp01(a + b), *rc = 0;
-		}
+		if (sync_stall(c, &a) == 0)
+			*out = plus_staging(c, a), *rc = 0;
 	} else if (strcmp(name, "src.async_pipeline") == 0) {
 		/* built on asynchronous copies and warpgroup MMAs:
 		 * latency hidden inside each warp, few warps by design */
